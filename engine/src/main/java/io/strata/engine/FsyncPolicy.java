@@ -1,0 +1,30 @@
+package io.strata.engine;
+
+/**
+ * When the engine forces written extents to the device. The window of possible loss on a power
+ * failure (not on a process crash: the page cache survives kill -9) is documented in
+ * {@code docs/format/datafile.md}.
+ */
+public enum FsyncPolicy {
+    /** Never; the OS writes back when it likes (typically within 30 s). */
+    NEVER,
+    /** After every extent: datafile, then journal. Loses nothing acknowledged; costs two fsyncs per extent. */
+    PER_EXTENT,
+    /** When a datafile is closed (full, or at shutdown). */
+    PER_DATAFILE;
+
+    public static FsyncPolicy parse(String s) {
+        switch (s.trim().toLowerCase(java.util.Locale.ROOT).replace('_', '-')) {
+            case "never":
+                return NEVER;
+            case "per-extent":
+            case "extent":
+                return PER_EXTENT;
+            case "per-datafile":
+            case "datafile":
+                return PER_DATAFILE;
+            default:
+                throw new IllegalArgumentException("fsync policy must be never, per-extent or per-datafile, got '" + s + "'");
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package io.strata.engine.datafile;
+
+import io.strata.engine.CorruptionException;
+import io.strata.engine.DiskFormat;
+import io.strata.engine.io.FileHandle;
+import io.strata.engine.io.FileIo;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+/**
+ * One datafile of one tier: a 4 KiB superblock, then extents appended back to back
+ * ({@code docs/format/datafile.md}). Appends come from one flushing thread; positional reads
+ * from any thread.
+ */
+public final class DataFile implements Closeable {
+
+    private final Path path;
+    private final int tier;
+    private final int fileno;
+    private final FileHandle handle;
+    private volatile long size;
+
+    private DataFile(Path path, int tier, int fileno, FileHandle handle, long size) {
+        this.path = path;
+        this.tier = tier;
+        this.fileno = fileno;
+        this.handle = handle;
+        this.size = size;
+    }
+
+    /** Creates a new datafile with its superblock, durable before it is used. */
+    public static DataFile create(FileIo io, Path dir, int tier, int fileno) throws IOException {
+        Path p = dir.resolve(DiskFormat.datafileName(tier, fileno));
+        FileHandle h = io.open(p, FileIo.OpenMode.CREATE_NEW);
+        try {
+            ByteBuffer sb = superblock(DiskFormat.DATAFILE_MAGIC, DiskFormat.DATAFILE_VERSION, tier, fileno,
+                    DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
+            h.writeFully(sb, 0);
+            h.sync();
+            io.syncDirectory(dir);
+        } catch (IOException e) {
+            h.close();
+            io.delete(p);
+            throw e;
+        }
+        return new DataFile(p, tier, fileno, h, DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
+    }
+
+    /** Opens an existing datafile for reading and appending; checks its superblock. */
+    public static DataFile open(FileIo io, Path path, int tier, int fileno) throws IOException, CorruptionException {
+        FileHandle h = io.open(path, FileIo.OpenMode.READ_WRITE);
+        try {
+            long size = h.size();
+            checkSuperblock(h, path, DiskFormat.DATAFILE_MAGIC, DiskFormat.DATAFILE_VERSION, tier, fileno,
+                    DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
+            return new DataFile(path, tier, fileno, h, size);
+        } catch (IOException | CorruptionException | RuntimeException e) {
+            h.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens a datafile whose superblock is damaged, so that recovery can still read its extents.
+     */
+    public static DataFile openUnchecked(FileIo io, Path path, int tier, int fileno) throws IOException {
+        FileHandle h = io.open(path, FileIo.OpenMode.READ_WRITE);
+        return new DataFile(path, tier, fileno, h, h.size());
+    }
+
+    /** A superblock: magic u64, version u32, tier u32, fileno u32, crc32c of the 20 bytes before. */
+    public static ByteBuffer superblock(long magic, int version, int tier, int fileno, int size) {
+        ByteBuffer sb = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        sb.putLong(0, magic).putInt(8, version).putInt(12, tier).putInt(16, fileno);
+        CRC32C crc = new CRC32C();
+        crc.update(sb.array(), 0, 20);
+        sb.putInt(20, (int) crc.getValue());
+        return sb;
+    }
+
+    public static void checkSuperblock(FileHandle h, Path path, long magic, int version, int tier, int fileno,
+                                       int size) throws IOException, CorruptionException {
+        if (h.size() < size) {
+            throw new CorruptionException(path.toString(), 0, "file of " + h.size()
+                    + " bytes is shorter than its " + size + "-byte superblock");
+        }
+        ByteBuffer sb = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        h.readFully(sb, 0);
+        CRC32C crc = new CRC32C();
+        crc.update(sb.array(), 0, 20);
+        if (sb.getLong(0) != magic) {
+            throw new CorruptionException(path.toString(), 0, "bad superblock magic");
+        }
+        if ((int) crc.getValue() != sb.getInt(20)) {
+            throw new CorruptionException(path.toString(), 0, "superblock checksum mismatch");
+        }
+        if (sb.getInt(8) != version) {
+            throw new CorruptionException(path.toString(), 0, "unknown version " + sb.getInt(8));
+        }
+        if (sb.getInt(12) != tier || sb.getInt(16) != fileno) {
+            throw new CorruptionException(path.toString(), 0, "superblock names tier " + sb.getInt(12)
+                    + " file " + sb.getInt(16) + ", the file name says tier " + tier + " file " + fileno);
+        }
+    }
+
+    /**
+     * Appends an extent; returns its offset. On a failed or short write the file is cut back to
+     * where it was, so the next extent starts at a clean boundary.
+     */
+    public long append(ByteBuffer extent) throws IOException {
+        long at = size;
+        try {
+            handle.writeFully(extent, at);
+        } catch (IOException e) {
+            try {
+                handle.truncate(at);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        size = at + extent.limit();
+        return at;
+    }
+
+    /** Reads {@code length} bytes at {@code offset} into a new little-endian buffer. */
+    public ByteBuffer read(long offset, int length) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        handle.readFully(b, offset);
+        b.flip();
+        return b;
+    }
+
+    public void read(ByteBuffer dst, long offset) throws IOException {
+        handle.readFully(dst, offset);
+    }
+
+    public void sync() throws IOException {
+        handle.sync();
+    }
+
+    /** Cuts the file at {@code newSize} (recovery drops a damaged tail). */
+    public void truncate(long newSize) throws IOException {
+        handle.truncate(newSize);
+        size = newSize;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public int tier() {
+        return tier;
+    }
+
+    public int fileno() {
+        return fileno;
+    }
+
+    @Override
+    public void close() throws IOException {
+        handle.close();
+    }
+}

@@ -1,0 +1,356 @@
+package io.strata.engine.meta;
+
+import io.strata.engine.DiskFormat;
+import io.strata.engine.io.FileHandle;
+import io.strata.engine.io.FileIo;
+import io.strata.engine.recovery.RecoveryReport;
+import io.strata.engine.registry.MetricRegistry;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.zip.CRC32C;
+
+/**
+ * Hosts, charts and dimensions, persisted beside the data in an append-only log of checksummed
+ * records ({@code docs/format/metadata.md}) and reloaded on start. A record is appended only when
+ * a definition changes. On open the log is replayed; a damaged tail is reported and cut off, and
+ * a log with many superseded records is rewritten (to a temporary file, then renamed).
+ *
+ * <p>Hosts and charts get dense int ids; a dimension's id is its metric's id in the
+ * {@link MetricRegistry}. Thread-safe; definitions change rarely, so one lock serves.
+ */
+public final class MetadataStore implements Closeable {
+
+    private static final int HEADER_SIZE = 16;
+
+    private final FileIo io;
+    private final Path path;
+    private final MetricRegistry registry;
+    private FileHandle log;
+    private long logEnd;
+    private int recordsInLog;
+    private boolean unsynced;
+
+    private final List<HostInfo> hosts = new ArrayList<>();
+    private final Map<UUID, Integer> hostByGuid = new HashMap<>();
+    private final List<ChartInfo> charts = new ArrayList<>();
+    private final List<Integer> chartHost = new ArrayList<>();
+    private final Map<String, Integer> chartByKey = new HashMap<>();
+    private final Map<Integer, DimensionInfo> dimensionByMetric = new HashMap<>();
+    private final Map<Integer, List<Integer>> metricsByChart = new HashMap<>();
+
+    private MetadataStore(FileIo io, Path path, MetricRegistry registry) {
+        this.io = io;
+        this.path = path;
+        this.registry = registry;
+    }
+
+    /** Opens (creating when missing) the metadata log in {@code dir}, replaying what it holds. */
+    public static MetadataStore open(FileIo io, Path dir, MetricRegistry registry, RecoveryReport report)
+            throws IOException {
+        io.createDirectories(dir);
+        MetadataStore store = new MetadataStore(io, dir.resolve(DiskFormat.METADATA_FILE), registry);
+        store.load(report);
+        return store;
+    }
+
+    private void load(RecoveryReport report) throws IOException {
+        if (!io.exists(path) || io.size(path) < HEADER_SIZE) {
+            if (io.exists(path)) {
+                report.add(path.toString(), 0, "metadata log shorter than its header", "started a new log");
+            }
+            createNew(path);
+            log = io.open(path, FileIo.OpenMode.READ_WRITE);
+            logEnd = HEADER_SIZE;
+            return;
+        }
+        log = io.open(path, FileIo.OpenMode.READ_WRITE);
+        ByteBuffer hdr = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        log.readFully(hdr, 0);
+        if (hdr.getLong(0) != DiskFormat.METADATA_MAGIC || hdr.getInt(8) != DiskFormat.METADATA_VERSION) {
+            // Never destroy what we cannot read: keep it aside and start a new log.
+            log.close();
+            Path aside = path.resolveSibling(DiskFormat.METADATA_FILE + ".unreadable-" + System.nanoTime());
+            io.rename(path, aside);
+            report.add(path.toString(), 0, "metadata log has a bad magic or version",
+                    "kept aside as " + aside.getFileName() + ", started a new log");
+            createNew(path);
+            log = io.open(path, FileIo.OpenMode.READ_WRITE);
+            logEnd = HEADER_SIZE;
+            return;
+        }
+        long size = log.size();
+        long pos = HEADER_SIZE;
+        ByteBuffer lenBuf = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        while (pos < size) {
+            String problem = null;
+            if (size - pos < 9) {
+                problem = "truncated record header";
+            } else {
+                lenBuf.clear();
+                log.readFully(lenBuf, pos);
+                int len = lenBuf.getInt(0);
+                if (len < 1 || len > MetadataCodec.MAX_RECORD || pos + 4 + len + 4 > size) {
+                    problem = "record length " + Integer.toUnsignedString(len) + " runs past the end of the log";
+                } else {
+                    ByteBuffer rec = ByteBuffer.allocate(4 + len + 4).order(ByteOrder.LITTLE_ENDIAN);
+                    log.readFully(rec, pos);
+                    CRC32C crc = new CRC32C();
+                    crc.update(rec.array(), 0, 4 + len);
+                    if ((int) crc.getValue() != rec.getInt(4 + len)) {
+                        problem = "record checksum mismatch";
+                    } else {
+                        int type = rec.get(4);
+                        ByteBuffer payload = ByteBuffer.wrap(rec.array(), 5, len - 1).slice().order(ByteOrder.LITTLE_ENDIAN);
+                        try {
+                            apply(MetadataCodec.decode(type, payload));
+                            recordsInLog++;
+                            pos += 4 + len + 4;
+                            continue;
+                        } catch (MetadataCodec.BadRecordException e) {
+                            problem = e.getMessage();
+                        }
+                    }
+                }
+            }
+            report.add(path.toString(), pos, "metadata log: " + problem,
+                    "cut the log at offset " + pos + " (" + (size - pos) + " bytes dropped); "
+                            + "metrics found in datafiles but not described here stay readable by UUID");
+            log.truncate(pos);
+            size = pos;
+        }
+        logEnd = pos;
+        int live = hosts.size() + charts.size() + dimensionByMetric.size();
+        if (recordsInLog > 1024 && recordsInLog > 2 * live) {
+            compact();
+        }
+    }
+
+    private void createNew(Path p) throws IOException {
+        io.delete(p);
+        try (FileHandle h = io.open(p, FileIo.OpenMode.CREATE_NEW)) {
+            ByteBuffer hdr = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+            hdr.putLong(DiskFormat.METADATA_MAGIC).putInt(DiskFormat.METADATA_VERSION).putInt(0).flip();
+            h.writeFully(hdr, 0);
+            h.sync();
+        }
+        io.syncDirectory(p.getParent());
+    }
+
+    /** Rewrites the log with only the live records, atomically. */
+    private void compact() throws IOException {
+        Path tmp = path.resolveSibling(DiskFormat.METADATA_FILE + ".tmp");
+        createNew(tmp);
+        long pos = HEADER_SIZE;
+        int n = 0;
+        try (FileHandle h = io.open(tmp, FileIo.OpenMode.READ_WRITE)) {
+            for (Object rec : liveRecords()) {
+                ByteBuffer b = MetadataCodec.encode(rec);
+                int len = b.remaining();
+                h.writeFully(b, pos);
+                pos += len;
+                n++;
+            }
+            h.sync();
+        }
+        log.close();
+        io.rename(tmp, path);
+        io.syncDirectory(path.getParent());
+        log = io.open(path, FileIo.OpenMode.READ_WRITE);
+        logEnd = pos;
+        recordsInLog = n;
+    }
+
+    private List<Object> liveRecords() {
+        List<Object> out = new ArrayList<>(hosts);
+        out.addAll(charts);
+        out.addAll(dimensionByMetric.values());
+        return out;
+    }
+
+    private void append(Object rec) {
+        ByteBuffer b = MetadataCodec.encode(rec);
+        int len = b.remaining();
+        try {
+            log.writeFully(b, logEnd);
+            logEnd += len;
+            recordsInLog++;
+            unsynced = true;
+        } catch (IOException e) {
+            // The definition stays in memory and is appended again at the next change or compaction;
+            // the cut-off partial record is dropped at the next open.
+            throw new MetadataWriteException("could not append to " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Thrown when a definition could not be persisted; it remains known in memory. */
+    public static final class MetadataWriteException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        MetadataWriteException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private int apply(Object rec) {
+        if (rec instanceof HostInfo h) {
+            Integer id = hostByGuid.get(h.machineGuid());
+            if (id == null) {
+                id = hosts.size();
+                hosts.add(h);
+                hostByGuid.put(h.machineGuid(), id);
+            } else {
+                hosts.set(id, h);
+            }
+            return id;
+        }
+        if (rec instanceof ChartInfo c) {
+            int hostId = hostByGuid.computeIfAbsent(c.hostGuid(), g -> {
+                hosts.add(new HostInfo(g, g.toString(), "", "", c.updateEvery(), Map.of()));
+                return hosts.size() - 1;
+            });
+            String key = chartKey(c.hostGuid(), c.id());
+            Integer id = chartByKey.get(key);
+            if (id == null) {
+                id = charts.size();
+                charts.add(c);
+                chartHost.add(hostId);
+                chartByKey.put(key, id);
+            } else {
+                charts.set(id, c);
+            }
+            return id;
+        }
+        DimensionInfo d = (DimensionInfo) rec;
+        Integer chartId = chartByKey.get(chartKey(d.hostGuid(), d.chartId()));
+        if (chartId == null) {
+            chartId = apply(ChartInfo.of(d.hostGuid(), d.chartId(), 1));
+        }
+        int metric = registry.register(d.metricUuid(), chartId);
+        if (dimensionByMetric.put(metric, d) == null) {
+            metricsByChart.computeIfAbsent(chartId, k -> new ArrayList<>()).add(metric);
+        }
+        return metric;
+    }
+
+    private static String chartKey(UUID host, String chartId) {
+        return host + "/" + chartId;
+    }
+
+    /** Defines or updates a host; returns its id. */
+    public synchronized int upsertHost(HostInfo host) {
+        Integer id = hostByGuid.get(host.machineGuid());
+        if (id != null && hosts.get(id).equals(host)) {
+            return id;
+        }
+        append(host);
+        return apply(host);
+    }
+
+    /** Defines or updates a chart (its host is created bare when unknown); returns its id. */
+    public synchronized int upsertChart(ChartInfo chart) {
+        Integer id = chartByKey.get(chartKey(chart.hostGuid(), chart.id()));
+        if (id != null && charts.get(id).equals(chart)) {
+            return id;
+        }
+        append(chart);
+        return apply(chart);
+    }
+
+    /** Defines or updates a dimension; returns its metric id in the registry. */
+    public synchronized int upsertDimension(DimensionInfo dim) {
+        Integer chartId = chartByKey.get(chartKey(dim.hostGuid(), dim.chartId()));
+        if (chartId != null) {
+            int metric = registry.lookup(dim.metricUuid());
+            if (metric >= 0 && Objects.equals(dimensionByMetric.get(metric), dim)) {
+                return metric;
+            }
+        }
+        append(dim);
+        return apply(dim);
+    }
+
+    /** Makes appended records durable. */
+    public synchronized void sync() throws IOException {
+        if (unsynced) {
+            log.sync();
+            unsynced = false;
+        }
+    }
+
+    public synchronized List<HostInfo> hosts() {
+        return List.copyOf(hosts);
+    }
+
+    public synchronized int hostId(UUID guid) {
+        Integer id = hostByGuid.get(guid);
+        return id == null ? -1 : id;
+    }
+
+    public synchronized HostInfo host(int hostId) {
+        return hosts.get(hostId);
+    }
+
+    public synchronized int chartCount() {
+        return charts.size();
+    }
+
+    public synchronized ChartInfo chart(int chartId) {
+        return charts.get(chartId);
+    }
+
+    public synchronized int chartHost(int chartId) {
+        return chartHost.get(chartId);
+    }
+
+    public synchronized int chartId(UUID host, String chartId) {
+        Integer id = chartByKey.get(chartKey(host, chartId));
+        return id == null ? -1 : id;
+    }
+
+    /** Chart ids of a host, in definition order. */
+    public synchronized List<Integer> charts(int hostId) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < charts.size(); i++) {
+            if (chartHost.get(i) == hostId) {
+                out.add(i);
+            }
+        }
+        return out;
+    }
+
+    /** Metric ids of a chart's dimensions, in definition order. */
+    public synchronized List<Integer> metrics(int chartId) {
+        return List.copyOf(metricsByChart.getOrDefault(chartId, List.of()));
+    }
+
+    /** The dimension of a metric, or null for a metric known only from datafiles. */
+    public synchronized DimensionInfo dimension(int metricId) {
+        return dimensionByMetric.get(metricId);
+    }
+
+    public synchronized int dimensionCount() {
+        return dimensionByMetric.size();
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (log != null) {
+            try {
+                sync();
+            } finally {
+                log.close();
+                log = null;
+            }
+        }
+    }
+}

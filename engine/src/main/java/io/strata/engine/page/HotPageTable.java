@@ -1,0 +1,236 @@
+package io.strata.engine.page;
+
+import io.strata.engine.DiskFormat;
+import io.strata.engine.registry.MetricRegistry;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * The hot (being filled) tier-0 page of every metric: fixed-step pages of 4-byte storage numbers,
+ * one per metric and {@code update_every}, off-heap. A missed collection writes gap points (the
+ * empty storage number); a change of {@code update_every}, a gap longer than the page, or a full
+ * page seal the page and hand it to the sink as a {@link DirtyPage}.
+ *
+ * <p>State is a struct of arrays in chunks indexed by metric id, like {@link MetricRegistry}.
+ * One writer thread per metric; readers use {@link #snapshot} which validates what it read.
+ * Missed collections are written as {@link StorageNumber#SN_EMPTY_SLOT}.
+ * The first page of a chart gets a capacity between half and all of a page, chosen from the
+ * chart id, so that hot pages do not all fill (and flush) at once while a chart's dimensions,
+ * collected together, still fill together and land in one extent.
+ */
+public final class HotPageTable {
+
+    private static final int CHUNK_BITS = 12;
+    private static final int CHUNK = 1 << CHUNK_BITS;
+    private static final int MASK = CHUNK - 1;
+
+    private final MetricRegistry registry;
+    private final Consumer<DirtyPage> sink;
+    private final int pagePoints;
+    private final long seed;
+    private final java.util.function.LongSupplier nanoClock;
+    private volatile Chunk[] chunks = new Chunk[0];
+
+    private static final class Chunk {
+        final long[] addr = new long[CHUNK];
+        final int[] start = new int[CHUNK];
+        final int[] entries = new int[CHUNK];
+        final int[] capacity = new int[CHUNK];
+        final int[] updateEvery = new int[CHUNK];
+        /** Pages sealed so far; the first page is the short one. */
+        final int[] pagesSealed = new int[CHUNK];
+    }
+
+    /** The outcome of {@link #store}. */
+    public static final int STORED = 0;
+    /** The time is at or before the last stored slot of the metric: ignored. */
+    public static final int REJECTED_PAST = 1;
+
+    public HotPageTable(MetricRegistry registry, Consumer<DirtyPage> sink, long seed,
+                        java.util.function.LongSupplier nanoClock) {
+        this.registry = registry;
+        this.sink = sink;
+        this.pagePoints = DiskFormat.pagePoints(0);
+        this.seed = seed;
+        this.nanoClock = nanoClock;
+    }
+
+    private Chunk chunkFor(int metric) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c < cs.length && cs[c] != null) {
+            return cs[c];
+        }
+        return grow(c);
+    }
+
+    private synchronized Chunk grow(int c) {
+        Chunk[] cs = chunks;
+        if (c >= cs.length) {
+            cs = Arrays.copyOf(cs, c + 1);
+        }
+        if (cs[c] == null) {
+            cs[c] = new Chunk();
+        }
+        chunks = cs;
+        return cs[c];
+    }
+
+    /**
+     * Stores storage number {@code sn} for {@code metric} at unsigned second {@code time}.
+     * Returns {@link #STORED} or {@link #REJECTED_PAST}.
+     */
+    public int store(int metric, long time, int updateEvery, int sn) {
+        Chunk ch = chunkFor(metric);
+        int s = metric & MASK;
+        long addr = ch.addr[s];
+        int slot;
+        if (addr == 0) {
+            addr = open(ch, s, metric, time, updateEvery);
+            slot = 0;
+        } else {
+            long start = Integer.toUnsignedLong(ch.start[s]);
+            int n = ch.entries[s];
+            if (updateEvery != ch.updateEvery[s]) {
+                if (time <= start + (long) (n - 1) * ch.updateEvery[s]) {
+                    return REJECTED_PAST;
+                }
+                seal(ch, s, metric);
+                addr = open(ch, s, metric, time, updateEvery);
+                slot = 0;
+            } else {
+                long d = time - start;
+                long idx = d / updateEvery;
+                if (d < 0 || idx < n) {
+                    return REJECTED_PAST;
+                }
+                if (idx >= ch.capacity[s]) {
+                    // The gap ends past this page: the points between stay unstored, which a
+                    // query reports as a gap exactly like stored gap points.
+                    seal(ch, s, metric);
+                    addr = open(ch, s, metric, time, updateEvery);
+                    slot = 0;
+                } else {
+                    slot = (int) idx;
+                    for (int g = n; g < slot; g++) {
+                        PageMemory.writeInt(addr + 4L * g, StorageNumber.SN_EMPTY_SLOT);
+                    }
+                }
+            }
+        }
+        PageMemory.writeInt(addr + 4L * slot, sn);
+        ch.entries[s] = slot + 1;
+        long slotTime = Integer.toUnsignedLong(ch.start[s]) + (long) slot * updateEvery;
+        registry.extend(metric, 0, slotTime, slotTime);
+        if (slot + 1 == ch.capacity[s]) {
+            seal(ch, s, metric);
+        }
+        return STORED;
+    }
+
+    private long open(Chunk ch, int s, int metric, long time, int updateEvery) {
+        int cap = pagePoints;
+        if (ch.pagesSealed[s] == 0) {
+            int chart = registry.chartId(metric);
+            long h = (chart >= 0 ? chart : metric) * 0x9E3779B97F4A7C15L + seed;
+            h ^= h >>> 31;
+            cap = pagePoints / 2 + (int) Long.remainderUnsigned(h, pagePoints / 2 + 1);
+        }
+        long addr = PageMemory.allocate(cap * DiskFormat.TIER0_POINT_SIZE, PageMemory.Tag.HOT);
+        ch.start[s] = (int) time;
+        ch.updateEvery[s] = updateEvery;
+        ch.capacity[s] = cap;
+        ch.entries[s] = 0;
+        ch.addr[s] = addr;
+        return addr;
+    }
+
+    private void seal(Chunk ch, int s, int metric) {
+        long addr = ch.addr[s];
+        int cap = ch.capacity[s];
+        ch.addr[s] = 0;
+        ch.pagesSealed[s]++;
+        int bytes = cap * DiskFormat.TIER0_POINT_SIZE;
+        PageMemory.retag(bytes, PageMemory.Tag.HOT, PageMemory.Tag.DIRTY);
+        sink.accept(new DirtyPage(metric, registry.chartId(metric), 0, registry.uuidMsb(metric),
+                registry.uuidLsb(metric), Integer.toUnsignedLong(ch.start[s]), ch.updateEvery[s], ch.entries[s],
+                addr, bytes, nanoClock.getAsLong()));
+    }
+
+    /** Seals the hot page of {@code metric}, if it has one with points (shutdown, tests). */
+    public void sealIfAny(int metric) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c >= cs.length || cs[c] == null) {
+            return;
+        }
+        Chunk ch = cs[c];
+        int s = metric & MASK;
+        if (ch.addr[s] != 0 && ch.entries[s] > 0) {
+            seal(ch, s, metric);
+        }
+    }
+
+    /** Seals every hot page with points. Only while no writer stores (shutdown, flush barrier). */
+    public void sealAll() {
+        int n = registry.size();
+        for (int m = 0; m < n; m++) {
+            sealIfAny(m);
+        }
+    }
+
+    /** Frees every hot page without storing it (close after a failure). */
+    public void freeAll() {
+        for (Chunk ch : chunks) {
+            if (ch == null) {
+                continue;
+            }
+            for (int s = 0; s < CHUNK; s++) {
+                if (ch.addr[s] != 0) {
+                    PageMemory.free(ch.addr[s], ch.capacity[s] * DiskFormat.TIER0_POINT_SIZE, PageMemory.Tag.HOT);
+                    ch.addr[s] = 0;
+                }
+            }
+        }
+    }
+
+    /**
+     * Copies the points of the hot page of {@code metric} into {@code dst} (room for a page) and
+     * describes them in {@code out}; false when the metric has no hot page. A copy that raced
+     * with a seal is read again.
+     */
+    public boolean snapshot(int metric, int[] dst, HotSnapshot out) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c >= cs.length || cs[c] == null) {
+            return false;
+        }
+        Chunk ch = cs[c];
+        int s = metric & MASK;
+        for (int attempt = 0; attempt < 16; attempt++) {
+            long addr = ch.addr[s];
+            if (addr == 0) {
+                return false;
+            }
+            int start = ch.start[s];
+            int ue = ch.updateEvery[s];
+            int n = Math.min(ch.entries[s], ch.capacity[s]);
+            PageMemory.copyToArray(addr, dst, n);
+            if (ch.addr[s] == addr && ch.start[s] == start) {
+                out.startTime = Integer.toUnsignedLong(start);
+                out.updateEvery = ue;
+                out.entries = n;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What {@link #snapshot} read. */
+    public static final class HotSnapshot {
+        public long startTime;
+        public int updateEvery;
+        public int entries;
+    }
+}

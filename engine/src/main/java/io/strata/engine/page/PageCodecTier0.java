@@ -1,0 +1,1192 @@
+package io.strata.engine.page;
+
+/**
+ * Encoding of a tier-0 page's points (32-bit {@link StorageNumber storage numbers}) before the
+ * extent that holds the page is LZ4-compressed. Lossless, bit for bit, for any {@code int} values.
+ *
+ * <p>The first byte is the codec id, so that schemes can coexist:
+ * <ul>
+ * <li>{@link #CODEC_RAW} (0): the points as 4-byte little-endian words; length {@code 1 + 4 * count}.
+ *     Written whenever the model below would not be smaller.</li>
+ * <li>{@link #CODEC_DECIMAL} (1): gaps as runs, then the present points as decimal values predicted
+ *     from their neighbours, the residuals' bit lengths coded by an adaptive binary range coder and
+ *     their remaining bits stored verbatim.</li>
+ * </ul>
+ *
+ * <h2>CODEC_DECIMAL layout</h2>
+ * Notation: {@code uv} = unsigned LEB128 varint (7 bits a byte, low first, at most 10 bytes);
+ * {@code sv} = zigzag-encoded signed value as a {@code uv}; {@code u32} = 4 bytes little-endian.
+ * A point's <i>top</i> is its high byte (sign, multiply, exponent, x100, reset, not-anomalous); its
+ * decimal exponent {@code E} is {@code (MUL ? +1 : -1) * exponent * (MUL100 ? 2 : 1)} and its signed
+ * mantissa {@code x} is {@code (NEG ? -1 : 1) * (sn & 0xFFFFFF)}; its value is {@code x * 10^E}.
+ * <pre>
+ * u8   codec id = 1
+ * u8   flags   bits 0-1  gaps: 0 none, 1 every slot is a gap (nothing follows), 2 gap runs follow
+ *              bit  2    constant: every present point equals the first (nothing follows it)
+ *              bit  3    every present point has the first point's top
+ *              bit  4    mode: 0 FIXED (common decimal scale), 1 POINT (each point at its own scale)
+ *              bits 5-6  FIXED predictor: 0 page mean, 1 previous, 2 linear (2*prev - prev2)
+ *              bit  7    an anchor value follows
+ * [gaps=2]  uv run lengths, alternately present and gap, starting with present (may be 0),
+ *           until they sum to count
+ * u32  first present point
+ * [not constant]
+ *   [anchor]  u32 anchor: a frequent point that the body can name with one symbol
+ *   [FIXED]   i8 Emin; uv S (step, at least 1); sv B (base); [mean] sv M;
+ *             uv exception count; per exception: uv (present index - previous exception index - 1),
+ *             sv remainder
+ *   body: range-coder bytes, then the raw-bit bytes stored last byte first, so that they end at the
+ *         page's last byte. The two streams must meet exactly.
+ * </pre>
+ * <b>FIXED</b>: every present point's value is the integer {@code V = x * 10^(E - Emin)}, exact when
+ * {@code E - Emin} is in 0..10 for all. {@code V = B + W * S + e}: with an exception list
+ * {@code B = 0}, {@code W = floor((V + S/2) / S)} and {@code e} is the listed remainder (0 when not
+ * listed); without one, {@code S} divides every {@code V - B}. The predicted {@code W} is the mean
+ * {@code M}, the previous {@code W}, or {@code 2 W[i-1] - W[i-2]} (the previous one for the second
+ * point). <b>POINT</b>: the prediction of {@code x} is the previous point's {@code x} rescaled to this
+ * point's exponent ({@code * 10^d} clamped to +-2^25, or {@code / 10^d} rounded half up).
+ *
+ * <p>Body, for each present point after the first, with {@code u = zigzag(actual - predicted)}
+ * and its symbol {@code s} = bit length of {@code u} (0..62), or 63 = ANCHOR (the point is the anchor):
+ * <pre>
+ * bit   s != 0                          [context c]
+ * [s != 0] 6-bit tree, MSB first, of t = (s == 63 ? 62 : s - 1)   [context c]; t = 63 is invalid
+ * [s != 63, tops vary] bit "top differs from the previous point's"; if so 8-bit tree of the top
+ * [s >= 2] the low s - 1 bits of u in the raw-bit stream (the leading 1 is implied)
+ * </pre>
+ * Context {@code c} is 0 when the previous symbol was 0 or ANCHOR (or for the second point), else 1.
+ * The range coder is LZMA's binary coder (32-bit range, carry-propagating 64-bit low, five flush
+ * bytes) with 12-bit probabilities starting at 2048 and adapting by 1/16. Raw bits are packed
+ * least significant first; the raw stream's byte {@code j} is the page's byte {@code length - 1 - j}.
+ *
+ * <p>All methods are static and thread-safe; encode and decode allocate nothing after a thread's
+ * first call (they keep a small coder state per thread).
+ */
+public final class PageCodecTier0 {
+
+    /** Codec id: raw little-endian points. */
+    public static final int CODEC_RAW = 0;
+    /** Codec id: decimal prediction + range-coded residual lengths. */
+    public static final int CODEC_DECIMAL = 1;
+
+    /** The empty slot (a gap): {@link StorageNumber#SN_EMPTY_SLOT}. */
+    static final int GAP = StorageNumber.SN_EMPTY_SLOT;
+
+    /** Thrown by {@link #decode} for bytes that are not a valid encoding of {@code count} points. */
+    public static final class CorruptPageException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        public CorruptPageException(String message) {
+            super(message);
+        }
+    }
+
+    // flags
+    private static final int GAPS_NONE = 0;
+    private static final int GAPS_ALL = 1;
+    private static final int GAPS_RUNS = 2;
+    private static final int F_CONSTANT = 1 << 2;
+    private static final int F_TOPS_CONST = 1 << 3;
+    private static final int F_POINT = 1 << 4;
+    private static final int PRED_SHIFT = 5;
+    private static final int PRED_MEAN = 0;
+    private static final int PRED_PREV = 1;
+    private static final int PRED_LINEAR = 2;
+    private static final int F_ANCHOR = 1 << 7;
+
+    private static final int SYM_ANCHOR = 63;
+    /** Largest E - Emin of FIXED mode: 2^24 * 10^10 * 8 stays below 2^63. */
+    private static final int MAX_SPAN = 10;
+    private static final long POINT_CLAMP = 1L << 25;
+
+    static final long[] POW10 = new long[19];
+
+    static {
+        POW10[0] = 1;
+        for (int i = 1; i < POW10.length; i++) {
+            POW10[i] = POW10[i - 1] * 10;
+        }
+    }
+
+    private static final ThreadLocal<Coder> CODER = ThreadLocal.withInitial(Coder::new);
+
+    private PageCodecTier0() {
+    }
+
+    /** The largest number of bytes {@link #encode} writes for {@code count} points. */
+    public static int maxEncodedLength(int count) {
+        if (count < 0 || count > (Integer.MAX_VALUE - 1) / 4) {
+            throw new IllegalArgumentException("bad point count " + count);
+        }
+        return 1 + 4 * count;
+    }
+
+    /**
+     * Encodes {@code points[0, count)} into {@code dst} from {@code dstOffset}, which must have room for
+     * {@link #maxEncodedLength}{@code (count)} bytes (all of them may be used as scratch).
+     *
+     * @return the number of bytes written
+     * @throws IllegalArgumentException if the count or the destination range is invalid
+     */
+    public static int encode(int[] points, int count, byte[] dst, int dstOffset) {
+        int max = maxEncodedLength(count);
+        if (count > points.length) {
+            throw new IllegalArgumentException("count " + count + " > points " + points.length);
+        }
+        if (dstOffset < 0 || dstOffset > dst.length - max) {
+            throw new IllegalArgumentException("need " + max + " bytes at " + dstOffset + " of " + dst.length);
+        }
+        if (count > 0) {
+            int n = CODER.get().encodeDecimal(points, count, dst, dstOffset, dstOffset + max);
+            if (n > 0) {
+                return n;
+            }
+        }
+        dst[dstOffset] = CODEC_RAW;
+        int o = dstOffset + 1;
+        for (int i = 0; i < count; i++, o += 4) {
+            int v = points[i];
+            dst[o] = (byte) v;
+            dst[o + 1] = (byte) (v >>> 8);
+            dst[o + 2] = (byte) (v >>> 16);
+            dst[o + 3] = (byte) (v >>> 24);
+        }
+        return max;
+    }
+
+    /**
+     * Decodes {@code count} points from {@code src[srcOffset, srcOffset + length)}, exactly the bytes
+     * that {@link #encode} returned for them, into {@code points[0, count)}.
+     *
+     * @throws CorruptPageException if the bytes are not a valid encoding of {@code count} points
+     *         (unknown codec, wrong length, truncated or inconsistent content); {@code points} may then
+     *         hold anything. Never loops more than {@code O(count + length)} steps.
+     * @throws IllegalArgumentException (not the subclass) if the arguments themselves are out of range
+     */
+    public static void decode(byte[] src, int srcOffset, int length, int[] points, int count) {
+        if (count < 0 || count > points.length) {
+            throw new IllegalArgumentException("bad count " + count + " for " + points.length + " points");
+        }
+        if (srcOffset < 0 || length < 0 || srcOffset > src.length - length) {
+            throw new IllegalArgumentException("bad range " + srcOffset + "+" + length + " of " + src.length);
+        }
+        if (length == 0) {
+            throw new CorruptPageException("empty page encoding");
+        }
+        int id = src[srcOffset] & 0xff;
+        if (id == CODEC_RAW) {
+            if (length != 1 + 4L * count) {
+                throw new CorruptPageException("raw page of " + count + " points has " + length + " bytes");
+            }
+            int o = srcOffset + 1;
+            for (int i = 0; i < count; i++, o += 4) {
+                points[i] = (src[o] & 0xff) | (src[o + 1] & 0xff) << 8 | (src[o + 2] & 0xff) << 16 | src[o + 3] << 24;
+            }
+            return;
+        }
+        if (id == CODEC_DECIMAL) {
+            CODER.get().decodeDecimal(src, srcOffset, srcOffset + length, points, count);
+            return;
+        }
+        throw new CorruptPageException("unknown tier-0 codec " + id);
+    }
+
+    // ------------------------------------------------------------------------------- helpers
+
+    /** Decimal exponent of a storage number: value = x * 10^exp10. */
+    static int exp10(int sn) {
+        int m = (sn >>> 27) & 7;
+        if ((sn & StorageNumber.SN_FLAG_NOT_EXISTS_MUL100) != 0) {
+            m <<= 1;
+        }
+        return (sn & StorageNumber.SN_FLAG_MULTIPLY) != 0 ? m : -m;
+    }
+
+    /** Signed mantissa. */
+    static long sx(int sn) {
+        long m = sn & 0xffffff;
+        return sn < 0 ? -m : m;
+    }
+
+    /** Value at decimal scale {@code emin}; {@code exp10(sn) - emin} must be in 0..MAX_SPAN. */
+    static long scaled(int sn, int emin) {
+        long m = (sn & 0xffffffL) * POW10[exp10(sn) - emin];
+        return sn < 0 ? -m : m;
+    }
+
+    /** {@code x * 10^d}, clamped to +-2^25, for d > 0; {@code x / 10^-d} rounded half up for d < 0. */
+    static long rescale(long x, int d) {
+        if (d == 0 || x == 0) {
+            return x;
+        }
+        if (d > 0) {
+            if (d > 8) {
+                return x > 0 ? POINT_CLAMP : -POINT_CLAMP;
+            }
+            long r = x * POW10[d];
+            return r > POINT_CLAMP ? POINT_CLAMP : r < -POINT_CLAMP ? -POINT_CLAMP : r;
+        }
+        if (d < -8) {
+            return 0;
+        }
+        long p = POW10[-d];
+        return Math.floorDiv(x + (p >> 1), p);
+    }
+
+    static long zigzag(long v) {
+        return (v << 1) ^ (v >> 63);
+    }
+
+    static long unzigzag(long u) {
+        return (u >>> 1) ^ -(u & 1);
+    }
+
+    static int bitLength(long u) {
+        return 64 - Long.numberOfLeadingZeros(u);
+    }
+
+    static int varLength(long v) {
+        return v == 0 ? 1 : (bitLength(v) + 6) / 7;
+    }
+
+    static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+
+    /** Number of trailing decimal zeros of a non-zero 24-bit mantissa. */
+    static int decimalZeros(int m) {
+        int z = 0;
+        while (m % 10 == 0) {
+            m /= 10;
+            z++;
+        }
+        return z;
+    }
+
+    // ------------------------------------------------------------------------------- coder
+
+    /** Per-thread state: probabilities, range coder and raw-bit stream, for one page at a time. */
+    private static final class Coder {
+        private static final int P_ZERO = 0; // 2 contexts
+        private static final int P_TREE = 2; // 2 contexts x 64
+        private static final int P_TOP_SAME = P_TREE + 128;
+        private static final int P_TOP_LIT = P_TOP_SAME + 1; // 256
+        private static final int N_PROBS = P_TOP_LIT + 256;
+        private static final int PROB_BITS = 12;
+        private static final int PROB_INIT = 1 << (PROB_BITS - 1);
+        private static final int MOVE_BITS = 4;
+
+        final int[] probs = new int[N_PROBS];
+        /** Histogram of decimal trailing zeros, 0..18 and 19 = value zero. */
+        final int[] zeros = new int[20];
+
+        byte[] buf;
+        // range encoder
+        long low;
+        int range;
+        int cache;
+        long cacheSize;
+        int rcPos;
+        // raw bits, written backwards from the end
+        long acc;
+        int nbits;
+        int rawPos;
+        boolean overflow;
+        // range decoder
+        int code;
+        int rcEnd;
+        int rcOverrun;
+        int rawLimit;
+
+        // ---------------------------------------------------------------- encoder primitives
+
+        void startEncoder(byte[] dst, int pos, int limit) {
+            java.util.Arrays.fill(probs, PROB_INIT);
+            buf = dst;
+            low = 0;
+            range = 0xffffffff;
+            cache = 0;
+            cacheSize = 1;
+            rcPos = pos;
+            acc = 0;
+            nbits = 0;
+            rawPos = limit;
+            overflow = false;
+        }
+
+        private void shiftLow() {
+            if (low < 0xff000000L || low > 0xffffffffL) {
+                int carry = (int) (low >>> 32);
+                int temp = cache;
+                do {
+                    if (rcPos >= rawPos) {
+                        overflow = true;
+                    } else {
+                        buf[rcPos++] = (byte) (temp + carry);
+                    }
+                    temp = 0xff;
+                } while (--cacheSize != 0);
+                cache = (int) (low >>> 24) & 0xff;
+            }
+            cacheSize++;
+            low = (low & 0x00ffffffL) << 8;
+        }
+
+        void encodeBit(int p, int bit) {
+            int prob = probs[p];
+            int bound = (range >>> PROB_BITS) * prob;
+            if (bit == 0) {
+                range = bound;
+                probs[p] = prob + (((1 << PROB_BITS) - prob) >>> MOVE_BITS);
+            } else {
+                low += bound & 0xffffffffL;
+                range -= bound;
+                probs[p] = prob - (prob >>> MOVE_BITS);
+            }
+            while ((range & 0xff000000) == 0) {
+                range <<= 8;
+                shiftLow();
+            }
+        }
+
+        void encodeTree(int base, int value, int levels) {
+            int node = 1;
+            for (int lv = levels - 1; lv >= 0; lv--) {
+                int b = (value >>> lv) & 1;
+                encodeBit(base + node, b);
+                node = (node << 1) | b;
+            }
+        }
+
+        /** Appends the low {@code w} (0..61) bits of {@code v} to the raw stream. */
+        void putRaw(long v, int w) {
+            if (w > 32) {
+                putRaw(v & 0xffffffffL, 32);
+                putRaw(v >>> 32, w - 32);
+                return;
+            }
+            acc |= (v & ((1L << w) - 1)) << nbits;
+            nbits += w;
+            while (nbits >= 8) {
+                if (rawPos <= rcPos) {
+                    overflow = true;
+                } else {
+                    buf[--rawPos] = (byte) acc;
+                }
+                acc >>>= 8;
+                nbits -= 8;
+            }
+        }
+
+        /** Flushes both streams and joins them; returns the end of the page, or -1 on overflow. */
+        int finishEncoder(int limit) {
+            if (nbits > 0) {
+                if (rawPos <= rcPos) {
+                    overflow = true;
+                } else {
+                    buf[--rawPos] = (byte) acc;
+                }
+                nbits = 0;
+            }
+            for (int i = 0; i < 5; i++) {
+                shiftLow();
+            }
+            if (overflow) {
+                return -1;
+            }
+            int rawLen = limit - rawPos;
+            System.arraycopy(buf, rawPos, buf, rcPos, rawLen);
+            buf = null;
+            return rcPos + rawLen;
+        }
+
+        void encodeSymbol(int ctx, int sym) {
+            encodeBit(P_ZERO + ctx, sym == 0 ? 0 : 1);
+            if (sym != 0) {
+                encodeTree(P_TREE + (ctx << 6), sym == SYM_ANCHOR ? 62 : sym - 1, 6);
+            }
+        }
+
+        void encodeTop(int top, int prevTop) {
+            if (top == prevTop) {
+                encodeBit(P_TOP_SAME, 0);
+            } else {
+                encodeBit(P_TOP_SAME, 1);
+                encodeTree(P_TOP_LIT, top, 8);
+            }
+        }
+
+        // ---------------------------------------------------------------- decoder primitives
+
+        void startDecoder(byte[] src, int pos, int end) {
+            java.util.Arrays.fill(probs, PROB_INIT);
+            buf = src;
+            rcPos = pos;
+            rcEnd = end;
+            rcOverrun = 0;
+            rawPos = end;
+            rawLimit = pos;
+            acc = 0;
+            nbits = 0;
+            range = 0xffffffff;
+            code = 0;
+            for (int i = 0; i < 5; i++) {
+                code = (code << 8) | nextByte();
+            }
+        }
+
+        private int nextByte() {
+            if (rcPos < rcEnd) {
+                return buf[rcPos++] & 0xff;
+            }
+            rcOverrun++;
+            rcPos++;
+            return 0;
+        }
+
+        int decodeBit(int p) {
+            int prob = probs[p];
+            int bound = (range >>> PROB_BITS) * prob;
+            int bit;
+            if (Integer.compareUnsigned(code, bound) < 0) {
+                range = bound;
+                probs[p] = prob + (((1 << PROB_BITS) - prob) >>> MOVE_BITS);
+                bit = 0;
+            } else {
+                code -= bound;
+                range -= bound;
+                probs[p] = prob - (prob >>> MOVE_BITS);
+                bit = 1;
+            }
+            while ((range & 0xff000000) == 0) {
+                range <<= 8;
+                code = (code << 8) | nextByte();
+            }
+            return bit;
+        }
+
+        int decodeTree(int base, int levels) {
+            int node = 1;
+            for (int lv = 0; lv < levels; lv++) {
+                node = (node << 1) | decodeBit(base + node);
+            }
+            return node - (1 << levels);
+        }
+
+        long getRaw(int w) {
+            if (w > 32) {
+                long lo = getRaw(32);
+                return lo | getRaw(w - 32) << 32;
+            }
+            while (nbits < w) {
+                if (rawPos <= rawLimit) {
+                    throw new CorruptPageException("raw bits run out");
+                }
+                acc |= (long) (buf[--rawPos] & 0xff) << nbits;
+                nbits += 8;
+            }
+            long v = acc & ((1L << w) - 1);
+            acc >>>= w;
+            nbits -= w;
+            return v;
+        }
+
+        int decodeSymbol(int ctx) {
+            if (decodeBit(P_ZERO + ctx) == 0) {
+                return 0;
+            }
+            int t = decodeTree(P_TREE + (ctx << 6), 6);
+            if (t == 63) {
+                throw new CorruptPageException("invalid symbol");
+            }
+            return t == 62 ? SYM_ANCHOR : t + 1;
+        }
+
+        int decodeTop(int prevTop) {
+            return decodeBit(P_TOP_SAME) == 0 ? prevTop : decodeTree(P_TOP_LIT, 8);
+        }
+
+        void finishDecoder() {
+            if (rcOverrun > 0 || rcPos != rawPos) {
+                throw new CorruptPageException("streams do not meet: range coder ends at " + rcPos
+                        + ", raw bits start at " + rawPos + (rcOverrun > 0 ? ", past the end" : ""));
+            }
+            buf = null;
+        }
+
+        // ---------------------------------------------------------------- encode
+
+        /** Returns the encoded length, or -1 when it would not fit in {@code [start, limit)}. */
+        int encodeDecimal(int[] pts, int count, byte[] dst, int start, int limit) {
+            // pass 1: presence, constancy, exponent span, majority candidate for the anchor
+            int k = 0;
+            int first = 0;
+            boolean constant = true;
+            boolean topsConst = true;
+            int emin = Integer.MAX_VALUE;
+            int emax = Integer.MIN_VALUE;
+            int cand = 0;
+            int votes = 0;
+            for (int i = 0; i < count; i++) {
+                int sn = pts[i];
+                if (sn == GAP) {
+                    continue;
+                }
+                if (k == 0) {
+                    first = sn;
+                }
+                k++;
+                if (sn != first) {
+                    constant = false;
+                    if ((sn ^ first) >>> 24 != 0) {
+                        topsConst = false;
+                    }
+                }
+                int e = exp10(sn);
+                if (e < emin) {
+                    emin = e;
+                }
+                if (e > emax) {
+                    emax = e;
+                }
+                if (votes == 0) {
+                    cand = sn;
+                    votes = 1;
+                } else if (sn == cand) {
+                    votes++;
+                } else {
+                    votes--;
+                }
+            }
+            int pos = start;
+            if (limit - pos < 2) {
+                return -1;
+            }
+            dst[pos++] = CODEC_DECIMAL;
+            int flagsPos = pos++;
+            if (k == 0) {
+                dst[flagsPos] = GAPS_ALL;
+                return pos - start;
+            }
+            int flags = k == count ? GAPS_NONE : GAPS_RUNS;
+            if (k < count) {
+                int i = 0;
+                while (i < count) {
+                    int j = i;
+                    while (j < count && pts[j] != GAP) {
+                        j++;
+                    }
+                    pos = putVar(dst, pos, limit, j - i);
+                    if (pos < 0 || j == count) {
+                        break;
+                    }
+                    i = j;
+                    while (j < count && pts[j] == GAP) {
+                        j++;
+                    }
+                    pos = putVar(dst, pos, limit, j - i);
+                    if (pos < 0) {
+                        break;
+                    }
+                    i = j;
+                }
+                if (pos < 0) {
+                    return -1;
+                }
+            }
+            pos = putU32(dst, pos, limit, first);
+            if (pos < 0) {
+                return -1;
+            }
+            if (constant) {
+                dst[flagsPos] = (byte) (flags | F_CONSTANT);
+                return pos - start;
+            }
+            if (topsConst) {
+                flags |= F_TOPS_CONST;
+            }
+            boolean fixedOk = emax - emin <= MAX_SPAN;
+
+            // pass 2: anchor usefulness; for FIXED, gcd of deltas, decimal zeros, range and mean
+            int anchorHits = 0;
+            int anchorReturns = 0;
+            long g = 0;
+            long vmin = Long.MAX_VALUE;
+            long vmax = Long.MIN_VALUE;
+            double vsum = 0;
+            long v0 = fixedOk ? scaled(first, emin) : 0;
+            int[] zc = zeros;
+            java.util.Arrays.fill(zc, 0);
+            {
+                int prevSn = GAP;
+                long vp = v0;
+                for (int i = 0; i < count; i++) {
+                    int sn = pts[i];
+                    if (sn == GAP) {
+                        continue;
+                    }
+                    if (sn == cand) {
+                        anchorHits++;
+                        if (prevSn != cand && prevSn != GAP) {
+                            anchorReturns++;
+                        }
+                    }
+                    prevSn = sn;
+                    if (fixedOk) {
+                        long v = scaled(sn, emin);
+                        long d = v - vp;
+                        vp = v;
+                        if (d != 0) {
+                            if (d < 0) {
+                                d = -d;
+                            }
+                            if (g == 0 || d % g != 0) {
+                                g = gcd(d, g);
+                            }
+                        }
+                        if (v < vmin) {
+                            vmin = v;
+                        }
+                        if (v > vmax) {
+                            vmax = v;
+                        }
+                        vsum += v;
+                        int m = sn & 0xffffff;
+                        if (m == 0) {
+                            zc[19]++;
+                        } else {
+                            int z = decimalZeros(m) + exp10(sn) - emin;
+                            zc[z > 18 ? 18 : z]++;
+                        }
+                    }
+                }
+            }
+            boolean anchor = anchorReturns >= 3 && anchorHits * 8 >= k;
+            int anchorSn = cand;
+
+            // candidates: 0 POINT; 1..3 FIXED gcd (mean, prev, linear); 4..6 FIXED quantum (same)
+            long step = Math.max(g, 1);
+            long quantum = 0;
+            if (fixedOk) {
+                int ok = zc[19];
+                for (int j = 18; j >= 1; j--) {
+                    ok += zc[j];
+                    if (ok >= k - (k >> 3)) {
+                        long q = POW10[j];
+                        if (step % q != 0) {
+                            quantum = q;
+                        }
+                        break;
+                    }
+                }
+            }
+            long meanG = 0;
+            long meanQ = 0;
+            long half = quantum >> 1;
+            if (fixedOk) {
+                double mean = vsum / k;
+                meanG = clamp(Math.round((mean - v0) / step), (vmin - v0) / step, (vmax - v0) / step);
+                if (quantum != 0) {
+                    meanQ = clamp(Math.round(mean / quantum), Math.floorDiv(vmin + half, quantum),
+                            Math.floorDiv(vmax + half, quantum));
+                }
+            }
+            boolean anchorQ = anchor && quantum != 0 && Math.floorMod(scaled(anchorSn, emin), quantum) == 0;
+            long c0 = 0;
+            long c1 = 0;
+            long c2 = 0;
+            long c3 = 0;
+            long c4 = 0;
+            long c5 = 0;
+            long c6 = 0;
+            long excCost = 0;
+            int exceptions = 0;
+            {
+                int prevSn = first;
+                long xp = sx(first);
+                int ep = exp10(first);
+                long wg1 = 0;
+                long wg2 = 0;
+                long wq1 = fixedOk && quantum != 0 ? Math.floorDiv(v0 + half, quantum) : 0;
+                long wq2 = 0;
+                int j = 0;
+                for (int i = 0; i < count; i++) {
+                    int sn = pts[i];
+                    if (sn == GAP) {
+                        continue;
+                    }
+                    if (j++ == 0) {
+                        continue;
+                    }
+                    int e = exp10(sn);
+                    long x = sx(sn);
+                    boolean hit = anchor && sn == anchorSn && sn != prevSn;
+                    if (!hit) {
+                        c0 += bitLength(zigzag(x - rescale(xp, ep - e)));
+                    }
+                    prevSn = sn;
+                    xp = x;
+                    ep = e;
+                    if (!fixedOk) {
+                        continue;
+                    }
+                    long v = scaled(sn, emin);
+                    long wg = step == 1 ? v - v0 : (v - v0) / step;
+                    if (!hit) {
+                        c1 += bitLength(zigzag(wg - meanG));
+                        c2 += bitLength(zigzag(wg - wg1));
+                        c3 += bitLength(zigzag(j > 2 ? wg - 2 * wg1 + wg2 : wg - wg1));
+                    }
+                    wg2 = wg1;
+                    wg1 = wg;
+                    if (quantum != 0) {
+                        long wq = Math.floorDiv(v + half, quantum);
+                        if (!(hit && anchorQ)) {
+                            c4 += bitLength(zigzag(wq - meanQ));
+                            c5 += bitLength(zigzag(wq - wq1));
+                            c6 += bitLength(zigzag(j > 2 ? wq - 2 * wq1 + wq2 : wq - wq1));
+                        }
+                        long r = v - wq * quantum;
+                        if (r != 0) {
+                            exceptions++;
+                            excCost += 8 + 8L * varLength(zigzag(r));
+                        }
+                        wq2 = wq1;
+                        wq1 = wq;
+                    }
+                }
+            }
+            int best = 0;
+            long bestCost = c0;
+            if (fixedOk) {
+                // prefer "previous" on ties: cheapest to decode
+                if (c2 <= bestCost) {
+                    best = 2;
+                    bestCost = c2;
+                }
+                if (c1 + 16 < bestCost) {
+                    best = 1;
+                    bestCost = c1 + 16;
+                }
+                if (c3 < bestCost) {
+                    best = 3;
+                    bestCost = c3;
+                }
+                if (quantum != 0) {
+                    long base = excCost + 16;
+                    if (c5 + base < bestCost) {
+                        best = 5;
+                        bestCost = c5 + base;
+                    }
+                    if (c4 + base + 16 < bestCost) {
+                        best = 4;
+                        bestCost = c4 + base + 16;
+                    }
+                    if (c6 + base < bestCost) {
+                        best = 6;
+                        bestCost = c6 + base;
+                    }
+                }
+            }
+
+            // header of the chosen mode
+            boolean point = best == 0;
+            boolean quant = best >= 4;
+            int pred = point ? 0 : (best - 1) % 3; // PRED_MEAN, PRED_PREV, PRED_LINEAR
+            boolean useAnchor = quant ? anchorQ : anchor;
+            long s = quant ? quantum : step;
+            long base = quant ? 0 : v0;
+            long halfS = s >> 1;
+            long mean = quant ? meanQ : meanG;
+            flags |= point ? F_POINT : pred << PRED_SHIFT;
+            if (useAnchor) {
+                flags |= F_ANCHOR;
+                pos = putU32(dst, pos, limit, anchorSn);
+            }
+            if (!point) {
+                if (pos < 0 || pos >= limit) {
+                    return -1;
+                }
+                dst[pos++] = (byte) emin;
+                pos = putVar(dst, pos, limit, s);
+                pos = putVar(dst, pos, limit, zigzag(base));
+                if (pred == PRED_MEAN) {
+                    pos = putVar(dst, pos, limit, zigzag(mean));
+                }
+                pos = putVar(dst, pos, limit, quant ? exceptions : 0);
+                if (quant && exceptions > 0) {
+                    int j = 0;
+                    int last = 0;
+                    for (int i = 0; i < count && pos >= 0; i++) {
+                        int sn = pts[i];
+                        if (sn == GAP) {
+                            continue;
+                        }
+                        if (j > 0) {
+                            long v = scaled(sn, emin);
+                            long r = v - Math.floorDiv(v + halfS, s) * s;
+                            if (r != 0) {
+                                pos = putVar(dst, pos, limit, j - last - 1);
+                                pos = putVar(dst, pos, limit, zigzag(r));
+                                last = j;
+                            }
+                        }
+                        j++;
+                    }
+                }
+            }
+            if (pos < 0) {
+                return -1;
+            }
+            dst[flagsPos] = (byte) flags;
+
+            // body
+            startEncoder(dst, pos, limit);
+            int prevSn = first;
+            int prevTop = first >>> 24;
+            long xp = sx(first);
+            int ep = exp10(first);
+            long w1 = point ? 0 : Math.floorDiv(v0 - base + halfS, s);
+            long w2 = 0;
+            int ctx = 0;
+            int j = 0;
+            for (int i = 0; i < count; i++) {
+                int sn = pts[i];
+                if (sn == GAP) {
+                    continue;
+                }
+                if (j++ == 0) {
+                    continue;
+                }
+                long u;
+                long w = 0;
+                int e = exp10(sn);
+                if (point) {
+                    u = zigzag(sx(sn) - rescale(xp, ep - e));
+                } else {
+                    w = Math.floorDiv(scaled(sn, emin) - base + halfS, s);
+                    long p = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : j > 2 ? 2 * w1 - w2 : w1;
+                    u = zigzag(w - p);
+                }
+                int sym = useAnchor && u != 0 && sn == anchorSn ? SYM_ANCHOR : bitLength(u);
+                encodeSymbol(ctx, sym);
+                int top = sn >>> 24;
+                if (sym != SYM_ANCHOR) {
+                    if (!topsConst) {
+                        encodeTop(top, prevTop);
+                    }
+                    if (sym >= 2) {
+                        putRaw(u, sym - 1);
+                    }
+                    ctx = sym == 0 ? 0 : 1;
+                } else {
+                    ctx = 0;
+                }
+                prevSn = sn;
+                prevTop = top;
+                xp = sx(sn);
+                ep = e;
+                w2 = w1;
+                w1 = w;
+                if (overflow) {
+                    return -1;
+                }
+            }
+            int end = finishEncoder(limit);
+            return end < 0 ? -1 : end - start;
+        }
+
+        static long clamp(long v, long lo, long hi) {
+            return v < lo ? lo : v > hi ? hi : v;
+        }
+
+        // ---------------------------------------------------------------- decode
+
+        private int hp;
+        private int hend;
+
+        private long getVar() {
+            long v = 0;
+            for (int shift = 0; shift < 64; shift += 7) {
+                if (hp >= hend) {
+                    throw new CorruptPageException("truncated header");
+                }
+                int b = buf[hp++] & 0xff;
+                v |= (long) (b & 0x7f) << shift;
+                if ((b & 0x80) == 0) {
+                    return v;
+                }
+            }
+            throw new CorruptPageException("varint too long");
+        }
+
+        private int getU32() {
+            if (hend - hp < 4) {
+                throw new CorruptPageException("truncated header");
+            }
+            int v = (buf[hp] & 0xff) | (buf[hp + 1] & 0xff) << 8 | (buf[hp + 2] & 0xff) << 16 | buf[hp + 3] << 24;
+            hp += 4;
+            return v;
+        }
+
+        void decodeDecimal(byte[] src, int start, int end, int[] pts, int count) {
+            buf = src;
+            hp = start + 1;
+            hend = end;
+            if (hp >= hend) {
+                throw new CorruptPageException("truncated header");
+            }
+            int flags = src[hp++] & 0xff;
+            int gaps = flags & 3;
+            if (gaps == GAPS_ALL) {
+                if (flags != GAPS_ALL || hp != end) {
+                    throw new CorruptPageException("bad all-gap page");
+                }
+                java.util.Arrays.fill(pts, 0, count, GAP);
+                buf = null;
+                return;
+            }
+            if (gaps == 3 || count == 0) {
+                throw new CorruptPageException("bad flags " + flags + " for " + count + " points");
+            }
+            // present slots get a marker that is not GAP, the body overwrites them in order
+            int k;
+            if (gaps == GAPS_NONE) {
+                java.util.Arrays.fill(pts, 0, count, 0);
+                k = count;
+            } else {
+                k = 0;
+                int sum = 0;
+                boolean firstRun = true;
+                while (true) {
+                    long run = getVar();
+                    if (run < 0 || run > count - sum || (run == 0 && !firstRun)) {
+                        throw new CorruptPageException("bad present run " + run);
+                    }
+                    firstRun = false;
+                    java.util.Arrays.fill(pts, sum, sum + (int) run, 0);
+                    sum += (int) run;
+                    k += (int) run;
+                    if (sum == count) {
+                        break;
+                    }
+                    run = getVar();
+                    if (run <= 0 || run > count - sum) {
+                        throw new CorruptPageException("bad gap run " + run);
+                    }
+                    java.util.Arrays.fill(pts, sum, sum + (int) run, GAP);
+                    sum += (int) run;
+                    if (sum == count) {
+                        break;
+                    }
+                }
+                if (k == 0) {
+                    throw new CorruptPageException("gap runs without a present point");
+                }
+            }
+            int first = getU32();
+            int i = 0;
+            while (pts[i] == GAP) {
+                i++;
+            }
+            pts[i++] = first;
+            if ((flags & F_CONSTANT) != 0) {
+                if ((flags & ~(3 | F_CONSTANT)) != 0 || hp != end) {
+                    throw new CorruptPageException("bad constant page");
+                }
+                for (; i < count; i++) {
+                    if (pts[i] != GAP) {
+                        pts[i] = first;
+                    }
+                }
+                buf = null;
+                return;
+            }
+            if (k == 1) {
+                throw new CorruptPageException("a single point must be constant");
+            }
+            boolean point = (flags & F_POINT) != 0;
+            int pred = (flags >>> PRED_SHIFT) & 3;
+            if (pred == 3 || (point && pred != 0)) {
+                throw new CorruptPageException("bad flags " + flags);
+            }
+            boolean topsConst = (flags & F_TOPS_CONST) != 0;
+            boolean useAnchor = (flags & F_ANCHOR) != 0;
+            int anchorSn = useAnchor ? getU32() : 0;
+            int emin = 0;
+            long s = 1;
+            long base = 0;
+            long mean = 0;
+            long excLeft = 0;
+            int excPos = 0;
+            if (!point) {
+                if (hp >= hend) {
+                    throw new CorruptPageException("truncated header");
+                }
+                emin = src[hp++];
+                s = getVar();
+                if (s <= 0) {
+                    throw new CorruptPageException("bad step " + s);
+                }
+                base = unzigzag(getVar());
+                if (pred == PRED_MEAN) {
+                    mean = unzigzag(getVar());
+                }
+                excLeft = getVar();
+                if (excLeft < 0 || excLeft > k - 1) {
+                    throw new CorruptPageException("bad exception count " + excLeft);
+                }
+                excPos = hp;
+                for (long x = 0; x < excLeft; x++) {
+                    getVar();
+                    getVar();
+                }
+            }
+            int bodyStart = hp;
+            long halfS = s >> 1;
+            // next exception, as a present index
+            int excHp = excPos;
+            long nextExc = -1;
+            long nextRem = 0;
+            if (excLeft > 0) {
+                hp = excHp;
+                nextExc = 1 + getVar();
+                nextRem = unzigzag(getVar());
+                excHp = hp;
+                excLeft--;
+            }
+            long wAnchor = 0;
+            if (useAnchor && !point) {
+                int d = exp10(anchorSn) - emin;
+                if (d < 0 || d > MAX_SPAN) {
+                    throw new CorruptPageException("anchor outside the page's scale");
+                }
+                wAnchor = Math.floorDiv(scaled(anchorSn, emin) - base + halfS, s);
+            }
+            long w1 = 0;
+            if (!point) {
+                int d = exp10(first) - emin;
+                if (d < 0 || d > MAX_SPAN) {
+                    throw new CorruptPageException("first point outside the page's scale");
+                }
+                w1 = Math.floorDiv(scaled(first, emin) - base + halfS, s);
+            }
+            startDecoder(src, bodyStart, end);
+            int prevTop = first >>> 24;
+            long xp = sx(first);
+            int ep = exp10(first);
+            long w2 = 0;
+            int ctx = 0;
+            int j = 1;
+            for (; i < count; i++) {
+                if (pts[i] == GAP) {
+                    continue;
+                }
+                int sym = decodeSymbol(ctx);
+                int sn;
+                long w = 0;
+                if (sym == SYM_ANCHOR) {
+                    if (!useAnchor || j == nextExc) {
+                        throw new CorruptPageException("unexpected anchor");
+                    }
+                    sn = anchorSn;
+                    w = wAnchor;
+                    ctx = 0;
+                } else {
+                    int top = topsConst ? prevTop : decodeTop(prevTop);
+                    long u = sym < 2 ? sym : (1L << (sym - 1)) | getRaw(sym - 1);
+                    long r = unzigzag(u);
+                    int e = exp10(top << 24);
+                    long x;
+                    if (point) {
+                        x = rescale(xp, ep - e) + r;
+                    } else {
+                        long p = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : j > 1 ? 2 * w1 - w2 : w1;
+                        w = p + r;
+                        long v = base + w * s;
+                        if (j == nextExc) {
+                            v += nextRem;
+                            if (excLeft > 0) {
+                                hp = excHp;
+                                nextExc = j + 1 + getVar();
+                                nextRem = unzigzag(getVar());
+                                excHp = hp;
+                                excLeft--;
+                            } else {
+                                nextExc = -1;
+                            }
+                        }
+                        int d = e - emin;
+                        if (d < 0 || d > MAX_SPAN) {
+                            throw new CorruptPageException("point outside the page's scale");
+                        }
+                        long p10 = POW10[d];
+                        if (v % p10 != 0) {
+                            throw new CorruptPageException("value not representable at its exponent");
+                        }
+                        x = v / p10;
+                    }
+                    boolean neg = (top & 0x80) != 0;
+                    if (x < 0) {
+                        if (!neg) {
+                            throw new CorruptPageException("sign mismatch");
+                        }
+                        x = -x;
+                    } else if (x > 0 && neg) {
+                        throw new CorruptPageException("sign mismatch");
+                    }
+                    if (x < 0 || x > 0xffffff) {
+                        throw new CorruptPageException("mantissa out of range");
+                    }
+                    sn = top << 24 | (int) x;
+                    ctx = sym == 0 ? 0 : 1;
+                }
+                pts[i] = sn;
+                prevTop = sn >>> 24;
+                xp = sx(sn);
+                ep = exp10(sn);
+                w2 = w1;
+                w1 = w;
+                j++;
+            }
+            if (nextExc != -1) {
+                throw new CorruptPageException("exceptions past the last point");
+            }
+            finishDecoder();
+        }
+    }
+
+    static int putVar(byte[] d, int pos, int limit, long v) {
+        if (pos < 0) {
+            return -1;
+        }
+        while ((v & ~0x7fL) != 0) {
+            if (pos >= limit) {
+                return -1;
+            }
+            d[pos++] = (byte) ((v & 0x7f) | 0x80);
+            v >>>= 7;
+        }
+        if (pos >= limit) {
+            return -1;
+        }
+        d[pos++] = (byte) v;
+        return pos;
+    }
+
+    static int putU32(byte[] d, int pos, int limit, int v) {
+        if (pos < 0 || limit - pos < 4) {
+            return -1;
+        }
+        d[pos] = (byte) v;
+        d[pos + 1] = (byte) (v >>> 8);
+        d[pos + 2] = (byte) (v >>> 16);
+        d[pos + 3] = (byte) (v >>> 24);
+        return pos + 4;
+    }
+}

@@ -1,0 +1,218 @@
+package io.strata.engine.registry;
+
+import java.util.Arrays;
+import java.util.UUID;
+
+/**
+ * The metrics registry: one entry per metric (host x chart x dimension) keyed by UUID, with its
+ * first and last time per tier. Entries are dense int ids, stored as a struct of arrays in chunks
+ * of {@value #CHUNK} so that an entry never moves, readers need no lock, and a metric that is no
+ * longer collected costs only its array slots (see {@link #bytesPerMetric(int)}).
+ *
+ * <p>Registration is serialised by a lock; reading and updating the times of an existing id is
+ * lock-free (one writer per metric, readers may see a slightly stale time).
+ */
+public final class MetricRegistry {
+
+    static final int CHUNK_BITS = 12;
+    static final int CHUNK = 1 << CHUNK_BITS;
+    private static final int MASK = CHUNK - 1;
+    /** Times are unsigned seconds; 0 means "none". */
+    public static final int NO_TIME = 0;
+
+    private final int tiers;
+    private volatile Chunk[] chunks = new Chunk[0];
+    private volatile int size;
+
+    // UUID -> id, open addressing; guarded by "this" for writes and reads.
+    private long[] keyMsb = new long[1024];
+    private long[] keyLsb = new long[1024];
+    private int[] keyId = new int[1024];
+    private int mapCount;
+
+    private static final class Chunk {
+        final long[] msb = new long[CHUNK];
+        final long[] lsb = new long[CHUNK];
+        final int[] chartId = new int[CHUNK];
+        /** [tier * CHUNK + slot] */
+        final int[] first;
+        final int[] last;
+
+        Chunk(int tiers) {
+            first = new int[tiers * CHUNK];
+            last = new int[tiers * CHUNK];
+        }
+    }
+
+    public MetricRegistry(int tiers) {
+        if (tiers < 1 || tiers > 5) {
+            throw new IllegalArgumentException("tiers must be 1..5, got " + tiers);
+        }
+        this.tiers = tiers;
+        Arrays.fill(keyId, -1);
+    }
+
+    public int tiers() {
+        return tiers;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /** The id of {@code uuid}, registering it (under {@code chartId}, -1 when unknown) when new. */
+    public synchronized int register(long msb, long lsb, int chartId) {
+        int found = find(msb, lsb);
+        if (found >= 0) {
+            if (chartId >= 0) {
+                chunk(found).chartId[found & MASK] = chartId;
+            }
+            return found;
+        }
+        int id = size;
+        int c = id >>> CHUNK_BITS;
+        Chunk[] cs = chunks;
+        if (c >= cs.length) {
+            Chunk[] grown = Arrays.copyOf(cs, c + 1);
+            grown[c] = new Chunk(tiers);
+            chunks = grown;
+            cs = grown;
+        }
+        Chunk ch = cs[c];
+        int s = id & MASK;
+        ch.msb[s] = msb;
+        ch.lsb[s] = lsb;
+        ch.chartId[s] = chartId;
+        put(msb, lsb, id);
+        size = id + 1;
+        return id;
+    }
+
+    public int register(UUID uuid, int chartId) {
+        return register(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits(), chartId);
+    }
+
+    /** The id of a known UUID, or -1. */
+    public synchronized int lookup(long msb, long lsb) {
+        return find(msb, lsb);
+    }
+
+    public int lookup(UUID uuid) {
+        return lookup(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits());
+    }
+
+    private Chunk chunk(int id) {
+        if (id < 0 || id >= size) {
+            throw new IndexOutOfBoundsException("metric id " + id + " not registered (size " + size + ")");
+        }
+        return chunks[id >>> CHUNK_BITS];
+    }
+
+    public long uuidMsb(int id) {
+        return chunk(id).msb[id & MASK];
+    }
+
+    public long uuidLsb(int id) {
+        return chunk(id).lsb[id & MASK];
+    }
+
+    public UUID uuid(int id) {
+        Chunk ch = chunk(id);
+        return new UUID(ch.msb[id & MASK], ch.lsb[id & MASK]);
+    }
+
+    public int chartId(int id) {
+        return chunk(id).chartId[id & MASK];
+    }
+
+    /** First time stored in {@code tier}, unsigned seconds, or {@link #NO_TIME}. */
+    public long firstTime(int id, int tier) {
+        return Integer.toUnsignedLong(chunk(id).first[tier * CHUNK + (id & MASK)]);
+    }
+
+    public long lastTime(int id, int tier) {
+        return Integer.toUnsignedLong(chunk(id).last[tier * CHUNK + (id & MASK)]);
+    }
+
+    /** Widens the retention of {@code id} in {@code tier} to include [first, last]. */
+    public void extend(int id, int tier, long first, long last) {
+        Chunk ch = chunk(id);
+        int i = tier * CHUNK + (id & MASK);
+        long f = Integer.toUnsignedLong(ch.first[i]);
+        if (f == NO_TIME || first < f) {
+            ch.first[i] = (int) first;
+        }
+        long l = Integer.toUnsignedLong(ch.last[i]);
+        if (last > l) {
+            ch.last[i] = (int) last;
+        }
+    }
+
+    /** Sets the first time of {@code id} in {@code tier} (rotation moves it forward). */
+    public void setFirstTime(int id, int tier, long first) {
+        chunk(id).first[tier * CHUNK + (id & MASK)] = (int) first;
+    }
+
+    /** Bytes of registry memory per registered metric (arrays and map), for a given tier count. */
+    public static int bytesPerMetric(int tiers) {
+        // msb + lsb + chartId + first/last per tier, plus the map's msb, lsb, id at <= 50 % load.
+        return 16 + 4 + tiers * 8 + 2 * (16 + 4);
+    }
+
+    // ---- open-addressing map ------------------------------------------------------------------
+
+    private int slotOf(long msb, long lsb, int cap) {
+        long h = msb * 0x9E3779B97F4A7C15L ^ lsb * 0xC2B2AE3D27D4EB4FL;
+        h ^= h >>> 29;
+        return (int) (h & (cap - 1));
+    }
+
+    private int find(long msb, long lsb) {
+        int cap = keyId.length;
+        int i = slotOf(msb, lsb, cap);
+        while (true) {
+            int id = keyId[i];
+            if (id < 0) {
+                return -1;
+            }
+            if (keyMsb[i] == msb && keyLsb[i] == lsb) {
+                return id;
+            }
+            i = (i + 1) & (cap - 1);
+        }
+    }
+
+    private void put(long msb, long lsb, int id) {
+        if ((mapCount + 1) * 2 > keyId.length) {
+            rehash(keyId.length * 2);
+        }
+        insert(keyMsb, keyLsb, keyId, msb, lsb, id);
+        mapCount++;
+    }
+
+    private void insert(long[] ms, long[] ls, int[] ids, long msb, long lsb, int id) {
+        int cap = ids.length;
+        int i = slotOf(msb, lsb, cap);
+        while (ids[i] >= 0) {
+            i = (i + 1) & (cap - 1);
+        }
+        ms[i] = msb;
+        ls[i] = lsb;
+        ids[i] = id;
+    }
+
+    private void rehash(int cap) {
+        long[] ms = new long[cap];
+        long[] ls = new long[cap];
+        int[] ids = new int[cap];
+        Arrays.fill(ids, -1);
+        for (int i = 0; i < keyId.length; i++) {
+            if (keyId[i] >= 0) {
+                insert(ms, ls, ids, keyMsb[i], keyLsb[i], keyId[i]);
+            }
+        }
+        keyMsb = ms;
+        keyLsb = ls;
+        keyId = ids;
+    }
+}

@@ -1,0 +1,407 @@
+package io.strata.engine.tier;
+
+import io.strata.engine.CorruptionException;
+import io.strata.engine.DiskFormat;
+import io.strata.engine.EngineConfig;
+import io.strata.engine.FsyncPolicy;
+import io.strata.engine.datafile.DataFile;
+import io.strata.engine.datafile.OpenPageIndex;
+import io.strata.engine.datafile.PageIndex;
+import io.strata.engine.extent.ExtentWriter;
+import io.strata.engine.io.FileIo;
+import io.strata.engine.journal.JournalV1Writer;
+import io.strata.engine.journal.JournalV2;
+import io.strata.engine.page.DirtyPage;
+import io.strata.engine.recovery.DatafileRecovery;
+import io.strata.engine.recovery.RecoveryReport;
+import io.strata.engine.registry.MetricRegistry;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The datafiles of one tier: recovers them on open, appends extents to the newest (with its
+ * journal v1 transaction), closes a full datafile by writing its journal v2 and begins the next,
+ * and finds the pages of a metric for readers.
+ *
+ * <p>Writes come from the flushing thread only. Readers take the read lock while they hold page
+ * references; the write lock is taken only to change the list of datafiles or swap an index.
+ */
+public final class TierStore implements Closeable {
+
+    private static final Logger log = LoggerFactory.getLogger(TierStore.class);
+
+    private final int tier;
+    private final EngineConfig cfg;
+    private final FileIo io;
+    private final Path dir;
+    private final MetricRegistry registry;
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final List<Datafile> files = new ArrayList<>();
+    /** The datafile being written; null after a close whose successor could not be begun yet. */
+    private Datafile current;
+    private JournalV1Writer journal;
+    private int nextFileno = 1;
+    private boolean journalBroken;
+    private volatile long extentsWritten;
+    private volatile long writeFailures;
+
+    /** A datafile and the index of its pages (journal v2 once closed, in memory while open). */
+    public static final class Datafile {
+        public final DataFile file;
+        volatile PageIndex index;
+        final OpenPageIndex open;
+
+        Datafile(DataFile file, PageIndex index, OpenPageIndex open) {
+            this.file = file;
+            this.index = index;
+            this.open = open;
+        }
+
+        public PageIndex index() {
+            return index;
+        }
+    }
+
+    /** A page found for a reader; valid while the reader holds {@link #readLock()}. */
+    public record PageRef(DataFile file, long extentOffset, int extentLength, int slot, long startTime,
+                          int updateEvery, int entries, int type) {
+        public long endTime() {
+            return startTime + (long) (entries - 1) * updateEvery;
+        }
+    }
+
+    private TierStore(int tier, EngineConfig cfg, MetricRegistry registry) {
+        this.tier = tier;
+        this.cfg = cfg;
+        this.io = cfg.io();
+        this.dir = cfg.tierDir(tier);
+        this.registry = registry;
+    }
+
+    /** Opens the tier: recovers every datafile, then begins a new one for writing. */
+    public static TierStore open(EngineConfig cfg, int tier, MetricRegistry registry, RecoveryReport report)
+            throws IOException {
+        TierStore t = new TierStore(tier, cfg, registry);
+        t.recover(report);
+        t.nextFileno = t.files.isEmpty() ? 1 : t.files.get(t.files.size() - 1).file.fileno() + 1;
+        t.beginDatafile();
+        return t;
+    }
+
+    private void recover(RecoveryReport report) throws IOException {
+        io.createDirectories(dir);
+        for (Path p : io.list(dir)) {
+            String name = p.getFileName().toString();
+            if (name.endsWith(".tmp")) {
+                io.delete(p);
+                report.note(p + ": leftover of an interrupted write, deleted");
+                continue;
+            }
+            int fileno = DiskFormat.parseDatafileNumber(name, tier);
+            if (fileno < 0) {
+                continue;
+            }
+            Path v1 = dir.resolve(DiskFormat.journalV1Name(tier, fileno));
+            Path v2 = dir.resolve(DiskFormat.journalV2Name(tier, fileno));
+            DataFile df;
+            try {
+                df = DataFile.open(io, p, tier, fileno);
+            } catch (CorruptionException e) {
+                report.add(p.toString(), e.offset(), e.problem(), "extents are still read from offset "
+                        + DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
+                df = DataFile.openUnchecked(io, p, tier, fileno);
+            }
+            if (df.size() <= DiskFormat.DATAFILE_SUPERBLOCK_SIZE) {
+                // A datafile begun but never written to: nothing to keep.
+                df.close();
+                io.delete(p);
+                io.delete(v1);
+                io.delete(v2);
+                continue;
+            }
+            if (io.exists(v2)) {
+                try {
+                    JournalV2 j2 = JournalV2.open(io, v2, tier, fileno, df.size());
+                    files.add(new Datafile(df, j2, null));
+                    learn(j2);
+                    continue;
+                } catch (CorruptionException e) {
+                    report.note(v2 + ": " + e.problem() + "; rebuilt from journal v1");
+                    io.delete(v2);
+                } catch (IOException | RuntimeException e) {
+                    report.note(v2 + ": unreadable (" + e + "); rebuilt from journal v1");
+                }
+            }
+            DatafileRecovery.Outcome o = DatafileRecovery.rebuild(io, df, v1, registry, report, true);
+            learn(o.index());
+            if (o.extents() == 0) {
+                df.close();
+                io.delete(p);
+                io.delete(v1);
+                continue;
+            }
+            log.info("tier {} datafile {}: recovered {} extent(s) ({} not journaled, {} damaged)", tier, fileno,
+                    o.extents(), o.recoveredUnjournaled(), o.damagedExtents());
+            PageIndex idx = o.index();
+            try {
+                JournalV2.write(io, dir, tier, fileno, df.size(), o.index(), registry);
+                idx = JournalV2.open(io, v2, tier, fileno, df.size());
+            } catch (IOException | CorruptionException e) {
+                report.note(v2 + ": could not be written (" + e.getMessage() + "); the index stays in memory");
+            }
+            files.add(new Datafile(df, idx, idx instanceof OpenPageIndex op ? op : null));
+        }
+    }
+
+    private void learn(PageIndex idx) {
+        idx.forEachMetric((msb, lsb, first, last, pages) -> {
+            int id = registry.register(msb, lsb, -1);
+            registry.extend(id, tier, first, last);
+        });
+    }
+
+    private void beginDatafile() throws IOException {
+        int fileno = nextFileno;
+        DataFile df = DataFile.create(io, dir, tier, fileno);
+        JournalV1Writer j;
+        try {
+            j = JournalV1Writer.create(io, dir, tier, fileno);
+        } catch (IOException e) {
+            df.close();
+            io.delete(df.path());
+            throw e;
+        }
+        OpenPageIndex idx = new OpenPageIndex(registry);
+        Datafile d = new Datafile(df, idx, idx);
+        lock.writeLock().lock();
+        try {
+            files.add(d);
+            current = d;
+            journal = j;
+            journalBroken = false;
+            nextFileno = fileno + 1;
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Writes {@code pages[from, to)} as one extent. On failure nothing is indexed and the caller
+     * keeps the pages to try again; the datafile is left at a clean extent boundary.
+     */
+    public void write(ExtentWriter w, List<DirtyPage> pages, int from, int to) throws IOException {
+        ByteBuffer ext = w.build(pages, from, to);
+        int len = ext.limit();
+        if (current != null && current.file.size() + len > cfg.datafileMaxBytes() && current.open.extentCount() > 0) {
+            closeCurrent();
+        }
+        if (current == null) {
+            beginDatafile();
+        }
+        long offset;
+        try {
+            offset = current.file.append(ext);
+        } catch (IOException e) {
+            writeFailures++;
+            throw e;
+        }
+        if (cfg.fsync() == FsyncPolicy.PER_EXTENT) {
+            try {
+                current.file.sync();
+            } catch (IOException e) {
+                // After a failed fsync the page cache cannot be trusted to reach the disk: undo
+                // the append, so that the retry writes the extent once, journaled.
+                writeFailures++;
+                try {
+                    current.file.truncate(offset);
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        }
+        if (!journalBroken) {
+            try {
+                journal.append(offset, len, descriptors(w), w.pageCount());
+                if (cfg.fsync() == FsyncPolicy.PER_EXTENT) {
+                    journal.sync();
+                }
+            } catch (IOException e) {
+                // The extent is whole in the datafile, so it is kept and indexed; the journal is
+                // rewritten from the index when the datafile closes, and recovery finds the
+                // extent by scanning should we crash first.
+                journalBroken = true;
+                log.warn("tier {}: journal v1 append failed ({}); it will be rewritten when datafile {} closes",
+                        tier, e.getMessage(), current.file.fileno());
+            }
+        }
+        current.open.addExtent(offset, len, descriptors(w), w.pageCount());
+        extentsWritten++;
+    }
+
+    private static io.strata.engine.extent.PageDescriptor[] descriptors(ExtentWriter w) {
+        io.strata.engine.extent.PageDescriptor[] ds = new io.strata.engine.extent.PageDescriptor[w.pageCount()];
+        for (int i = 0; i < ds.length; i++) {
+            ds[i] = w.descriptor(i);
+        }
+        return ds;
+    }
+
+    /** Closes the current datafile (sync, journal v2) and begins the next. */
+    public void rollover() throws IOException {
+        closeCurrent();
+        beginDatafile();
+    }
+
+    /**
+     * Closes the current datafile: sync, journal v2, index swap. A failed sync leaves it open
+     * (and throws); after the journal is closed the datafile is never written again, whatever
+     * happens to its journal v2.
+     */
+    private void closeCurrent() throws IOException {
+        Datafile d = current;
+        if (d == null) {
+            return;
+        }
+        if (cfg.fsync() != FsyncPolicy.NEVER) {
+            d.file.sync();
+            journal.sync();
+        }
+        journal.close();
+        lock.writeLock().lock();
+        try {
+            current = null;
+            journal = null;
+        } finally {
+            lock.writeLock().unlock();
+        }
+        Path v1 = dir.resolve(DiskFormat.journalV1Name(tier, d.file.fileno()));
+        if (journalBroken) {
+            DatafileRecovery.rebuild(io, d.file, v1, registry, new RecoveryReport(), true);
+        }
+        if (d.open.extentCount() == 0) {
+            lock.writeLock().lock();
+            try {
+                files.remove(d);
+            } finally {
+                lock.writeLock().unlock();
+            }
+            d.file.close();
+            io.delete(d.file.path());
+            io.delete(v1);
+            return;
+        }
+        Path v2 = dir.resolve(DiskFormat.journalV2Name(tier, d.file.fileno()));
+        try {
+            JournalV2.write(io, dir, tier, d.file.fileno(), d.file.size(), d.open, registry);
+            JournalV2 j2 = JournalV2.open(io, v2, tier, d.file.fileno(), d.file.size());
+            lock.writeLock().lock();
+            try {
+                d.index = j2;
+            } finally {
+                lock.writeLock().unlock();
+            }
+        } catch (IOException | CorruptionException e) {
+            // Readers keep using the in-memory index; the next start rebuilds journal v2 from v1.
+            log.warn("tier {}: journal v2 of datafile {} not written: {}", tier, d.file.fileno(), e.getMessage());
+            try {
+                io.delete(v2);
+            } catch (IOException ignored) {
+                // nothing more to do: an invalid v2 is detected and rebuilt at open
+            }
+        }
+    }
+
+    /** Finds the pages of {@code metric} overlapping {@code [after, before]}; hold {@link #readLock()}. */
+    public void pages(int metric, long after, long before, List<PageRef> out) {
+        long msb = registry.uuidMsb(metric);
+        long lsb = registry.uuidLsb(metric);
+        for (Datafile d : files) {
+            DataFile f = d.file;
+            d.index.pages(metric, msb, lsb, after, before,
+                    (off, len, slot, start, ue, entries, type) -> out.add(new PageRef(f, off, len, slot, start, ue, entries, type)));
+        }
+    }
+
+    public ReentrantReadWriteLock.ReadLock readLock() {
+        return lock.readLock();
+    }
+
+    /** The datafiles, oldest first, with their indexes; hold {@link #readLock()} while using them. */
+    public List<Datafile> datafiles() {
+        return List.copyOf(files);
+    }
+
+    public int tier() {
+        return tier;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public long extentsWritten() {
+        return extentsWritten;
+    }
+
+    public long writeFailures() {
+        return writeFailures;
+    }
+
+    /** Bytes of every datafile and journal of the tier. */
+    public long bytesOnDisk() throws IOException {
+        long total = 0;
+        for (Path p : io.list(dir)) {
+            total += io.size(p);
+        }
+        return total;
+    }
+
+    /** Forces the current datafile and journal to the device. */
+    public void sync() throws IOException {
+        if (current != null) {
+            current.file.sync();
+            journal.sync();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException first = null;
+        try {
+            closeCurrent();
+        } catch (IOException e) {
+            first = e;
+        }
+        lock.writeLock().lock();
+        try {
+            for (Datafile d : files) {
+                try {
+                    if (d.index instanceof JournalV2 j2) {
+                        j2.close();
+                    }
+                    d.file.close();
+                } catch (IOException e) {
+                    if (first == null) {
+                        first = e;
+                    }
+                }
+            }
+            files.clear();
+        } finally {
+            lock.writeLock().unlock();
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}
