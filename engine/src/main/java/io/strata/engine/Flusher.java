@@ -50,8 +50,22 @@ final class Flusher implements Runnable {
     private volatile long pagesFlushed;
     private volatile IOException lastError;
 
+    /** An action that may fail with an I/O error. */
+    @FunctionalInterface
+    interface IoAction {
+        void run() throws IOException;
+    }
+
+    private final IoAction beforeExtents;
+
+    /**
+     * @param beforeExtents runs before each batch of extents is written: the metadata of the
+     *                      metrics in them is made durable first, so that no durable point is
+     *                      ever without its definition
+     */
     Flusher(TierStore[] tiers, ReentrantReadWriteLock memoryLock, long maxAgeNanos,
-            java.util.function.LongSupplier nanoClock) {
+            java.util.function.LongSupplier nanoClock, IoAction beforeExtents) {
+        this.beforeExtents = beforeExtents;
         this.tiers = tiers;
         this.memoryLock = memoryLock;
         this.maxAgeNanos = maxAgeNanos;
@@ -206,6 +220,7 @@ final class Flusher implements Runnable {
         if (batch.isEmpty()) {
             return;
         }
+        beforeExtents.run();
         batch.sort(ORDER);
         List<DirtyPage> kept = new ArrayList<>();
         int n = batch.size();

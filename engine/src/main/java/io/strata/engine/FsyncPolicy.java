@@ -6,11 +6,18 @@ package io.strata.engine;
  * {@code docs/format/datafile.md}.
  */
 public enum FsyncPolicy {
-    /** Never; the OS writes back when it likes (typically within 30 s). */
+    /**
+     * Never per extent; the OS writes back when it likes (typically within 30 s). A datafile is
+     * still forced once, when it closes, before its journal v2 is written.
+     */
     NEVER,
-    /** After every extent: datafile, then journal. Loses nothing acknowledged; costs two fsyncs per extent. */
+    /**
+     * After every extent: metadata, datafile, then journal. A point is durable once its page is
+     * in a written extent ({@code StorageEngine.flush()} returns); points still in hot or dirty
+     * pages are in memory only. Costs two fsyncs per extent.
+     */
     PER_EXTENT,
-    /** When a datafile is closed (full, or at shutdown). */
+    /** Metadata before each batch of extents; datafile and journal when the datafile closes (full, or at shutdown). */
     PER_DATAFILE;
 
     public static FsyncPolicy parse(String s) {

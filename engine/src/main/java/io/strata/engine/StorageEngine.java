@@ -53,7 +53,8 @@ public final class StorageEngine implements Closeable {
         this.report = report;
         this.tiers = tiers;
         long maxAge = cfg.flushMaxAgeMillis() * 1_000_000L;
-        this.flusher = new Flusher(tiers, memoryLock, maxAge, cfg.nanoClock());
+        this.flusher = new Flusher(tiers, memoryLock, maxAge, cfg.nanoClock(),
+                cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : metadata::sync);
         this.hot0 = new HotPageTable(registry, flusher::accept, cfg.seed(), cfg.nanoClock());
         this.flusherThread = new Thread(flusher, "strata-flusher");
         this.flusherThread.setDaemon(true);
@@ -130,8 +131,17 @@ public final class StorageEngine implements Closeable {
         return storeStorageNumber(metric, time, updateEvery, StorageNumber.pack(value, flags));
     }
 
-    /** Stores an already packed storage number (replication stores what the sender had). */
+    /**
+     * Stores an already packed storage number (replication stores what the sender had).
+     *
+     * @throws IllegalArgumentException for an {@code updateEvery} that is not positive or a time
+     *                                  outside unsigned 32-bit seconds (what pages can hold)
+     */
     public boolean storeStorageNumber(int metric, long time, int updateEvery, int sn) {
+        if (updateEvery <= 0 || time <= 0 || time > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("metric " + metric + ": update_every " + updateEvery + " and time "
+                    + time + " must be positive, the time below 2^32");
+        }
         if (hot0.store(metric, time, updateEvery, sn) == HotPageTable.STORED) {
             pointsStored.increment();
             return true;

@@ -39,6 +39,7 @@ public final class MetadataStore implements Closeable {
     private long logEnd;
     private int recordsInLog;
     private boolean unsynced;
+    private boolean needsRewrite;
 
     private final List<HostInfo> hosts = new ArrayList<>();
     private final Map<UUID, Integer> hostByGuid = new HashMap<>();
@@ -177,7 +178,15 @@ public final class MetadataStore implements Closeable {
         return out;
     }
 
+    /**
+     * Appends a record after it was applied in memory. A failed append does not lose the
+     * definition: the log is marked for a rewrite of every live record at the next
+     * {@link #sync()}, and whatever partial record reached the file is cut at the next open.
+     */
     private void append(Object rec) {
+        if (needsRewrite) {
+            return;
+        }
         ByteBuffer b = MetadataCodec.encode(rec);
         int len = b.remaining();
         try {
@@ -186,18 +195,9 @@ public final class MetadataStore implements Closeable {
             recordsInLog++;
             unsynced = true;
         } catch (IOException e) {
-            // The definition stays in memory and is appended again at the next change or compaction;
-            // the cut-off partial record is dropped at the next open.
-            throw new MetadataWriteException("could not append to " + path + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Thrown when a definition could not be persisted; it remains known in memory. */
-    public static final class MetadataWriteException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        MetadataWriteException(String message, Throwable cause) {
-            super(message, cause);
+            needsRewrite = true;
+            org.slf4j.LoggerFactory.getLogger(MetadataStore.class).warn(
+                    "could not append to {} ({}); the log is rewritten at the next sync", path, e.getMessage());
         }
     }
 
@@ -252,8 +252,9 @@ public final class MetadataStore implements Closeable {
         if (id != null && hosts.get(id).equals(host)) {
             return id;
         }
+        int newId = apply(host);
         append(host);
-        return apply(host);
+        return newId;
     }
 
     /** Defines or updates a chart (its host is created bare when unknown); returns its id. */
@@ -262,8 +263,9 @@ public final class MetadataStore implements Closeable {
         if (id != null && charts.get(id).equals(chart)) {
             return id;
         }
+        int newId = apply(chart);
         append(chart);
-        return apply(chart);
+        return newId;
     }
 
     /** Defines or updates a dimension; returns its metric id in the registry. */
@@ -275,12 +277,19 @@ public final class MetadataStore implements Closeable {
                 return metric;
             }
         }
+        int id = apply(dim);
         append(dim);
-        return apply(dim);
+        return id;
     }
 
     /** Makes appended records durable. */
     public synchronized void sync() throws IOException {
+        if (needsRewrite) {
+            compact();
+            needsRewrite = false;
+            unsynced = false;
+            return;
+        }
         if (unsynced) {
             log.sync();
             unsynced = false;

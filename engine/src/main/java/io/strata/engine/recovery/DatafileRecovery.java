@@ -132,9 +132,22 @@ public final class DatafileRecovery {
                     continue;
                 }
             }
-            // Cannot tell where the next extent starts from here. Resume at the next journaled
-            // extent if there is one; otherwise the rest of the file is a torn tail.
+            // Cannot tell where the next extent starts from here: look for the next place where
+            // an extent with a valid checksum begins, so that nothing intact after a damaged
+            // region is dropped. Only a tail with no intact extent in it is cut.
             consistent = false;
+            long found = resync(df, pos + 1, size, reader, dfName);
+            if (found > 0) {
+                damaged++;
+                List<RecoveryReport.LostRange> lost = lostFrom(tx, null, tier);
+                if (lost.isEmpty()) {
+                    lost = lostFrom(null, readHeaderBytes(df, pos, found), tier);
+                }
+                report.add(new RecoveryReport.Finding(dfName, pos, "unreadable bytes before the next intact extent",
+                        "skipped " + (found - pos) + " bytes", lost));
+                pos = found;
+                continue;
+            }
             Tx next = null;
             while (txi < txs.size()) {
                 if (txs.get(txi).offset > pos) {
@@ -187,6 +200,47 @@ public final class DatafileRecovery {
             report.note(journalV1 + ": rewritten from the " + extents + " intact extent(s) of " + df.path().getFileName());
         }
         return new Outcome(index, pos, extents, unjournaled, damaged, rewritten);
+    }
+
+    /**
+     * The offset of the first extent at or after {@code from} whose magic, length and checksum
+     * hold, or -1. Reads the file in windows; runs only over damaged regions.
+     */
+    private static long resync(DataFile df, long from, long size, ExtentReader reader, String name) throws IOException {
+        int window = 1 << 20;
+        ByteBuffer hdr = ByteBuffer.allocate(DiskFormat.EXTENT_HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        for (long base = from; base < size - DiskFormat.EXTENT_HEADER_SIZE; base += window - 3) {
+            int n = (int) Math.min(window, size - base);
+            ByteBuffer w = df.read(base, n);
+            for (int i = 0; i + 4 <= n; i++) {
+                if (w.getInt(i) != DiskFormat.EXTENT_MAGIC) {
+                    continue;
+                }
+                long at = base + i;
+                if (size - at < DiskFormat.EXTENT_HEADER_SIZE) {
+                    return -1;
+                }
+                hdr.clear();
+                df.read(hdr, at);
+                hdr.flip();
+                int len;
+                try {
+                    len = ExtentReader.totalLength(hdr, name, at);
+                } catch (CorruptionException e) {
+                    continue;
+                }
+                if (at + len > size) {
+                    continue;
+                }
+                try {
+                    reader.open(df.read(at, len), name, at);
+                    return at;
+                } catch (CorruptionException e) {
+                    // a magic inside data, or another damaged extent: keep looking
+                }
+            }
+        }
+        return -1;
     }
 
     private static ByteBuffer readHeaderBytes(DataFile df, long pos, long size) throws IOException {

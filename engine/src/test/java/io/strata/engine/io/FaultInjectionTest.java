@@ -118,6 +118,35 @@ class FaultInjectionTest {
     }
 
     @Test
+    void failedMetadataAppendKeepsTheDefinitionAndRewritesTheLog(@TempDir Path dir) throws Exception {
+        FaultInjectingFileIo io = new FaultInjectingFileIo();
+        int[] ids;
+        try (StorageEngine e = StorageEngine.open(cfg(dir, io))) {
+            define(e, 1, 2);
+            io.fail(Op.WRITE, named(DiskFormat.METADATA_FILE), 0, 1);
+            ids = define(e, 3, 2);
+            io.clear();
+            assertEquals(6, e.metadata().dimensionCount(), "known in memory although the append failed");
+            write(e, T0, T0 + 100, ids);
+        }
+        try (StorageEngine e = StorageEngine.open(cfg(dir, new FaultInjectingFileIo()))) {
+            assertEquals(6, e.metadata().dimensionCount(), "persisted by the rewrite");
+            assertTrue(e.recoveryReport().intact(), e.recoveryReport().findings()::toString);
+            assertAll(e, ids, T0, T0 + 100);
+        }
+    }
+
+    @Test
+    void storeRefusesAnUpdateEveryOrTimeThatPagesCannotHold(@TempDir Path dir) throws Exception {
+        try (StorageEngine e = StorageEngine.open(cfg(dir, new FaultInjectingFileIo()))) {
+            int m = define(e, 1, 1)[0];
+            assertThrows(IllegalArgumentException.class, () -> e.store(m, T0, 0, 1.0, 0));
+            assertThrows(IllegalArgumentException.class, () -> e.store(m, 1L << 32, 1, 1.0, 0));
+            assertTrue(e.store(m, T0, 1, 1.0, 0));
+        }
+    }
+
+    @Test
     void unusableDirectoryFailsTheStartWithItsName(@TempDir Path dir) {
         FaultInjectingFileIo io = new FaultInjectingFileIo();
         io.fail(Op.OPEN, named(DiskFormat.METADATA_FILE), 0, Integer.MAX_VALUE);

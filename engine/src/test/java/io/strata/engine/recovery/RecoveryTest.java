@@ -141,6 +141,27 @@ class RecoveryTest {
     }
 
     @Test
+    void damagedExtentLengthWithoutJournalsResyncsOnTheNextIntactExtent(@TempDir Path dir) throws Exception {
+        int[] ids = populate(dir);
+        Path df = files(dir, DiskFormat.DATAFILE_SUFFIX).get(0);
+        String base = df.getFileName().toString().replace("datafile", "journalfile").replace(DiskFormat.DATAFILE_SUFFIX, "");
+        Files.delete(df.resolveSibling(base + DiskFormat.JOURNAL_V2_SUFFIX));
+        Files.delete(df.resolveSibling(base + DiskFormat.JOURNAL_V1_SUFFIX));
+        // the first extent's stored length (offset 8 of its header) is damaged: nothing says where
+        // the second extent starts
+        flipByte(df, DiskFormat.DATAFILE_SUPERBLOCK_SIZE + 9);
+        try (StorageEngine e = StorageEngine.open(cfg(dir))) {
+            RecoveryReport r = e.recoveryReport();
+            assertEquals(1, r.findings().size(), r.findings()::toString);
+            assertFalse(r.lostRanges().isEmpty(), "the damaged extent's pages are named from its header");
+            assertIntactOrReported(e, ids);
+            // only the first extent's pages are missing: the later extents of the file were found
+            long present = countPoints(e, ids[0]) + countPoints(e, ids[ids.length - 1]);
+            assertTrue(present > SECONDS, "intact extents after the damage are kept, got " + present);
+        }
+    }
+
+    @Test
     void damagedJournalV1IsRebuiltFromTheDatafile(@TempDir Path dir) throws Exception {
         int[] ids = populate(dir);
         for (Path v2 : files(dir, DiskFormat.JOURNAL_V2_SUFFIX)) {
