@@ -5,7 +5,9 @@ import io.strata.engine.DiskFormat;
 import io.strata.engine.datafile.DataFile;
 import io.strata.engine.datafile.OpenPageIndex;
 import io.strata.engine.extent.ExtentReader;
+import io.strata.engine.io.FileHandle;
 import io.strata.engine.io.FileIo;
+import io.strata.engine.io.MappedRegion;
 import io.strata.engine.journal.JournalV2;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.engine.page.StorageNumber;
@@ -14,6 +16,7 @@ import io.strata.engine.recovery.RecoveryReport;
 import io.strata.engine.registry.MetricRegistry;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +25,11 @@ import java.util.List;
  * Checks a database directory without changing it: every superblock, journal v1 transaction,
  * journal v2 index, extent checksum and page encoding, and the metadata log. Reports per tier
  * the datafiles, journals, extents, pages, points and bytes on disk, and every inconsistency.
+ *
+ * <p>Read-only by construction: every file of the database directory is reached through a
+ * {@link FileIo} that opens files for reading only and refuses every write, truncation, rename,
+ * deletion and directory creation; the metadata log is replayed from a copy in a temporary
+ * directory (replaying cuts a damaged tail).
  */
 public final class DbVerifier {
 
@@ -45,7 +53,8 @@ public final class DbVerifier {
         }
     }
 
-    public static Result verify(FileIo io, Path dir) throws IOException {
+    public static Result verify(FileIo fileIo, Path dir) throws IOException {
+        FileIo io = new ReadOnlyIo(fileIo);
         if (!io.exists(dir)) {
             throw new IOException(dir + ": no such directory");
         }
@@ -62,20 +71,23 @@ public final class DbVerifier {
             Path tmp = java.nio.file.Files.createTempDirectory("strata-verify-");
             try {
                 java.nio.file.Files.copy(dir.resolve(DiskFormat.METADATA_FILE), tmp.resolve(DiskFormat.METADATA_FILE));
-                try (MetadataStore md = MetadataStore.open(io, tmp, reg, metaReport)) {
+                try (MetadataStore md = MetadataStore.open(fileIo, tmp, reg, metaReport)) {
                     hosts = md.hosts().size();
                     charts = md.chartCount();
                     dims = md.dimensionCount();
                 }
             } finally {
-                for (Path p : io.list(tmp)) {
-                    io.delete(p);
+                for (Path p : fileIo.list(tmp)) {
+                    fileIo.delete(p);
                 }
-                io.delete(tmp);
+                fileIo.delete(tmp);
             }
+            // The store's findings describe what it did to the copy; say what the engine would do.
             for (RecoveryReport.Finding f : metaReport.findings()) {
-                errors.add(f.toString().replace(tmp.resolve(DiskFormat.METADATA_FILE).toString(),
-                        dir.resolve(DiskFormat.METADATA_FILE).toString()));
+                errors.add(dir.resolve(DiskFormat.METADATA_FILE) + " @" + f.offset() + ": " + f.problem()
+                        + " -> left as is (read-only); at start the engine would: "
+                        + f.action().replace(tmp.resolve(DiskFormat.METADATA_FILE).toString(),
+                                dir.resolve(DiskFormat.METADATA_FILE).toString()));
             }
         } else {
             notes.add(dir.resolve(DiskFormat.METADATA_FILE) + ": missing");
@@ -177,5 +189,102 @@ public final class DbVerifier {
             notes.addAll(rep.notes());
         }
         return new TierSummary(tier, datafiles, v1s, v2s, extents, pages, points, gaps, bytes, dfBytes);
+    }
+
+    /** Refused: verification must not change the database. */
+    private static IOException refused(String what, Path path) {
+        return new IOException("verify is read-only: refused to " + what + " " + path);
+    }
+
+    /**
+     * Opens every file read-only (whatever mode the caller asks for) and refuses every change, so
+     * that no code path of recovery can modify the verified directory, and so that a directory
+     * the user may only read (a backup, another user's files) can be verified.
+     */
+    private record ReadOnlyIo(FileIo io) implements FileIo {
+        @Override
+        public FileHandle open(Path path, OpenMode mode) throws IOException {
+            if (mode == OpenMode.CREATE_NEW) {
+                throw refused("create", path);
+            }
+            return new ReadOnlyHandle(io.open(path, OpenMode.READ));
+        }
+
+        @Override
+        public MappedRegion mapReadOnly(Path path) throws IOException {
+            return io.mapReadOnly(path);
+        }
+
+        @Override
+        public void rename(Path from, Path to) throws IOException {
+            throw refused("rename", from);
+        }
+
+        @Override
+        public boolean delete(Path path) throws IOException {
+            throw refused("delete", path);
+        }
+
+        @Override
+        public boolean exists(Path path) {
+            return io.exists(path);
+        }
+
+        @Override
+        public long size(Path path) throws IOException {
+            return io.size(path);
+        }
+
+        @Override
+        public List<Path> list(Path dir) throws IOException {
+            return io.list(dir);
+        }
+
+        @Override
+        public void createDirectories(Path dir) throws IOException {
+            throw refused("create the directory", dir);
+        }
+
+        @Override
+        public void syncDirectory(Path dir) throws IOException {
+            throw refused("sync the directory", dir);
+        }
+    }
+
+    private record ReadOnlyHandle(FileHandle h) implements FileHandle {
+        @Override
+        public Path path() {
+            return h.path();
+        }
+
+        @Override
+        public int write(ByteBuffer src, long position) throws IOException {
+            throw refused("write", h.path());
+        }
+
+        @Override
+        public int read(ByteBuffer dst, long position) throws IOException {
+            return h.read(dst, position);
+        }
+
+        @Override
+        public void sync() throws IOException {
+            throw refused("sync", h.path());
+        }
+
+        @Override
+        public long size() throws IOException {
+            return h.size();
+        }
+
+        @Override
+        public void truncate(long size) throws IOException {
+            throw refused("truncate", h.path());
+        }
+
+        @Override
+        public void close() throws IOException {
+            h.close();
+        }
     }
 }

@@ -1,0 +1,181 @@
+package io.strata.engine.bench;
+
+import io.strata.engine.EngineConfig;
+import io.strata.engine.FsyncPolicy;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.HostInfo;
+import io.strata.engine.page.PageMemory;
+import io.strata.engine.page.StorageNumber;
+import io.strata.engine.registry.MetricRegistry;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+
+/**
+ * The in-process engine benchmark behind {@code ./strata bench engine}: {@code writers} threads
+ * store {@code seconds} seconds of per-second data for {@code metrics} metrics as fast as they
+ * can (time is accelerated, nothing sleeps), the flusher writes it to disk for real, and the run
+ * ends when the last point is on disk. Reports points per second, bytes per sample on disk per
+ * tier and memory per metric.
+ */
+public final class EngineBench {
+
+    /** First second written. */
+    public static final long T0 = 1_700_000_000L;
+
+    public record Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
+                          FsyncPolicy fsync, long datafileBytes) {
+        public Options {
+            if (metrics < 1 || seconds < 1 || writers < 1 || dimensionsPerChart < 1) {
+                throw new IllegalArgumentException("metrics, seconds, writers and dimensions per chart must be positive");
+            }
+        }
+    }
+
+    public record Result(String dataset, int metrics, int seconds, int writers, long points, long gapPoints,
+                         double elapsedSeconds, double pointsPerSecond, Map<Integer, Long> bytesOnDisk,
+                         Map<Integer, Double> bytesPerSample, long rssBytes, long rssBaselineBytes, long heapUsedBytes,
+                         long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
+                         int registryBytesPerMetric, long datafiles) {
+    }
+
+    private EngineBench() {
+    }
+
+    public static Result run(Options o) throws IOException, InterruptedException {
+        if (Files.isDirectory(o.dir()) && Files.list(o.dir()).findAny().isPresent()) {
+            throw new IOException(o.dir() + ": not empty; the benchmark writes into an empty directory");
+        }
+        System.gc();
+        long rssBaseline = rssBytes();
+        EngineConfig cfg = EngineConfig.defaults(o.dir()).withFsync(o.fsync()).withDatafileMaxBytes(o.datafileBytes());
+        long points = (long) o.metrics() * o.seconds();
+        long[] gaps = new long[o.writers()];
+        double elapsed;
+        long rss;
+        long heap;
+        long pageMem;
+        Map<Integer, Long> bytes = new LinkedHashMap<>();
+        Map<Integer, Double> perSample = new LinkedHashMap<>();
+        long datafiles = 0;
+        StorageEngine e = StorageEngine.open(cfg);
+        try {
+            int[] ids = define(e, o.metrics(), o.dimensionsPerChart());
+            // writers own whole charts, so that a chart's dimensions fill their pages together
+            int charts = (o.metrics() + o.dimensionsPerChart() - 1) / o.dimensionsPerChart();
+            Thread[] threads = new Thread[o.writers()];
+            CyclicBarrier start = new CyclicBarrier(o.writers() + 1);
+            Throwable[] failure = new Throwable[1];
+            for (int w = 0; w < o.writers(); w++) {
+                int from = Math.min(o.metrics(), (int) ((long) charts * w / o.writers()) * o.dimensionsPerChart());
+                int to = Math.min(o.metrics(), (int) ((long) charts * (w + 1) / o.writers()) * o.dimensionsPerChart());
+                int wi = w;
+                threads[w] = new Thread(() -> {
+                    try {
+                        start.await();
+                        gaps[wi] = write(e, o.dataset(), ids, from, to, o.seconds());
+                    } catch (Throwable t) {
+                        synchronized (failure) {
+                            failure[0] = t;
+                        }
+                    }
+                }, "bench-writer-" + w);
+                threads[w].start();
+            }
+            try {
+                start.await();
+            } catch (java.util.concurrent.BrokenBarrierException ex) {
+                throw new IllegalStateException(ex);
+            }
+            long t0 = System.nanoTime();
+            for (Thread t : threads) {
+                t.join();
+            }
+            if (failure[0] != null) {
+                throw new IOException("a writer failed: " + failure[0], failure[0]);
+            }
+            // memory of the collected state: hot pages full of points, dirty pages in flight
+            rss = rssBytes();
+            heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
+            pageMem = PageMemory.totalBytes();
+            e.flush();
+            elapsed = (System.nanoTime() - t0) / 1e9;
+        } finally {
+            e.close();
+        }
+        for (int t = 0; t < cfg.tiers(); t++) {
+            long b = 0;
+            try (var s = Files.list(cfg.tierDir(t))) {
+                for (Path p : s.toList()) {
+                    b += Files.size(p);
+                    if (p.getFileName().toString().endsWith(".ndf")) {
+                        datafiles++;
+                    }
+                }
+            }
+            bytes.put(t, b);
+            perSample.put(t, t == 0 ? (double) b / points : 0.0);
+        }
+        long g = 0;
+        for (long x : gaps) {
+            g += x;
+        }
+        return new Result(o.dataset().name(), o.metrics(), o.seconds(), o.writers(), points, g, elapsed,
+                points / elapsed, bytes, perSample, rss, rssBaseline, heap, pageMem, (double) rss / o.metrics(),
+                (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles);
+    }
+
+    static int[] define(StorageEngine e, int metrics, int perChart) {
+        UUID host = UUID.nameUUIDFromBytes("strata-bench-host".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        e.metadata().upsertHost(new HostInfo(host, "bench", "linux", "UTC", 1, Map.of()));
+        int[] ids = new int[metrics];
+        for (int m = 0; m < metrics; m++) {
+            String chart = "bench.chart" + (m / perChart);
+            if (m % perChart == 0) {
+                e.metadata().upsertChart(ChartInfo.of(host, chart, 1));
+            }
+            ids[m] = e.metadata().upsertDimension(DimensionInfo.of(host, chart, "d" + (m % perChart)));
+        }
+        return ids;
+    }
+
+    /** The hot loop: one second at a time over the writer's metrics. Returns gap points stored. */
+    private static long write(StorageEngine e, Dataset ds, int[] ids, int from, int to, int seconds) {
+        double[] row = new double[to - from];
+        long gaps = 0;
+        for (int s = 0; s < seconds; s++) {
+            ds.fill(s, from, to, row);
+            long t = T0 + s;
+            for (int m = from; m < to; m++) {
+                double v = row[m - from];
+                if (v != v) {
+                    gaps++;
+                }
+                e.store(ids[m], t, 1, v, StorageNumber.SN_DEFAULT_FLAGS);
+            }
+        }
+        return gaps;
+    }
+
+    /** Resident set size of this process, from /proc/self/status; 0 where there is none. */
+    public static long rssBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    String[] f = line.trim().split("\\s+");
+                    return Long.parseLong(f[1]) * 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return 0;
+    }
+}

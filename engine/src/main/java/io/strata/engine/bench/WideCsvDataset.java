@@ -1,0 +1,136 @@
+package io.strata.engine.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Real stored values from a wide CSV, plain or gzipped: first column unix time, then one column
+ * per {@code chart/dimension}; an empty cell is a gap. Metric {@code i} takes column
+ * {@code i mod C} and second {@code t} takes row {@code t mod R}.
+ */
+public final class WideCsvDataset implements Dataset {
+
+    private final String name;
+    private final List<String> columns;
+    /** [column][row], NaN for a gap. */
+    private final double[][] values;
+    private final int rows;
+
+    private WideCsvDataset(String name, List<String> columns, double[][] values, int rows) {
+        this.name = name;
+        this.columns = columns;
+        this.values = values;
+        this.rows = rows;
+    }
+
+    public static WideCsvDataset load(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IOException(file + ": no such dataset file (use random-walk, counters or a CSV path)");
+        }
+        try (InputStream raw = Files.newInputStream(file)) {
+            InputStream in = file.toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
+            return read(file.getFileName().toString(), in);
+        }
+    }
+
+    public static WideCsvDataset read(String name, InputStream in) throws IOException {
+        BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+        String header = r.readLine();
+        if (header == null) {
+            throw new IOException(name + ": empty dataset");
+        }
+        String[] head = header.split(",", -1);
+        int c = head.length - 1;
+        if (c < 1) {
+            throw new IOException(name + ": the header names no value column");
+        }
+        List<String> cols = List.of(Arrays.copyOfRange(head, 1, head.length));
+        List<double[]> rowsList = new ArrayList<>();
+        String line;
+        int lineNo = 1;
+        while ((line = r.readLine()) != null) {
+            lineNo++;
+            if (line.isEmpty()) {
+                continue;
+            }
+            double[] row = new double[c];
+            int col = -1;
+            int start = 0;
+            for (int i = 0; i <= line.length(); i++) {
+                if (i == line.length() || line.charAt(i) == ',') {
+                    if (col >= 0) {
+                        if (col >= c) {
+                            throw new IOException(name + ":" + lineNo + ": more cells than the header's " + (c + 1));
+                        }
+                        row[col] = i == start ? Double.NaN : parse(line, start, i, name, lineNo);
+                    }
+                    col++;
+                    start = i + 1;
+                }
+            }
+            if (col != c) {
+                throw new IOException(name + ":" + lineNo + ": " + col + " value cells, the header has " + c);
+            }
+            rowsList.add(row);
+        }
+        int n = rowsList.size();
+        if (n == 0) {
+            throw new IOException(name + ": no data rows");
+        }
+        double[][] values = new double[c][n];
+        for (int t = 0; t < n; t++) {
+            double[] row = rowsList.get(t);
+            for (int k = 0; k < c; k++) {
+                values[k][t] = row[k];
+            }
+        }
+        return new WideCsvDataset(name, cols, values, n);
+    }
+
+    private static double parse(String line, int from, int to, String name, int lineNo) throws IOException {
+        try {
+            return Double.parseDouble(line.substring(from, to));
+        } catch (NumberFormatException e) {
+            throw new IOException(name + ":" + lineNo + ": not a number: '" + line.substring(from, to) + "'");
+        }
+    }
+
+    public int columns() {
+        return values.length;
+    }
+
+    public int rows() {
+        return rows;
+    }
+
+    public String column(int i) {
+        return columns.get(i);
+    }
+
+    public double value(int metric, long t) {
+        return values[metric % values.length][(int) (t % rows)];
+    }
+
+    @Override
+    public void fill(long t, int from, int to, double[] out) {
+        int row = (int) (t % rows);
+        int c = values.length;
+        for (int m = from; m < to; m++) {
+            out[m - from] = values[m % c][row];
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+}

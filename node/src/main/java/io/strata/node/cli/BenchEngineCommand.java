@@ -1,0 +1,154 @@
+package io.strata.node.cli;
+
+import io.strata.engine.EngineConfig;
+import io.strata.engine.FsyncPolicy;
+import io.strata.engine.bench.Dataset;
+import io.strata.engine.bench.EngineBench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code strata bench engine}: writes S seconds of per-second data for N metrics into a real
+ * engine on disk as fast as it can and reports the write rate, bytes per sample per tier and
+ * memory per metric.
+ */
+@Command(name = "engine", mixinStandardHelpOptions = true,
+        description = "In-process engine write benchmark: time accelerated, flushing to disk for real.")
+public final class BenchEngineCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--metrics", description = "Metrics written (default ${DEFAULT-VALUE}).", defaultValue = "10000")
+    int metrics;
+
+    @Option(names = "--seconds", description = "Seconds of data per metric (default ${DEFAULT-VALUE}).", defaultValue = "600")
+    int seconds;
+
+    @Option(names = "--dir", description = "Database directory, empty or absent (default: a temporary one, deleted after).")
+    Path dir;
+
+    @Option(names = "--dataset", description = "random-walk, counters, or a wide CSV file (plain or .gz) of real values (default ${DEFAULT-VALUE}).",
+            defaultValue = "random-walk")
+    String dataset;
+
+    @Option(names = "--writers", description = "Writer threads (default ${DEFAULT-VALUE}).", defaultValue = "1")
+    int writers;
+
+    @Option(names = "--dimensions-per-chart", description = "Metrics per chart (default ${DEFAULT-VALUE}).", defaultValue = "10")
+    int perChart;
+
+    @Option(names = "--fsync", description = "never, per-extent or per-datafile (default ${DEFAULT-VALUE}).", defaultValue = "per-datafile")
+    String fsync;
+
+    @Option(names = "--quota-mb", description = "Tier-0 disk quota in MiB, which sizes datafiles (default ${DEFAULT-VALUE}).", defaultValue = "1024")
+    long quotaMb;
+
+    @Option(names = "--seed", description = "Seed of the synthetic datasets (default ${DEFAULT-VALUE}).", defaultValue = "42")
+    long seed;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (metrics < 1 || seconds < 1 || writers < 1 || perChart < 1 || quotaMb < 1) {
+            err.println("strata bench engine: --metrics, --seconds, --writers, --dimensions-per-chart and --quota-mb must be positive");
+            return 2;
+        }
+        FsyncPolicy policy;
+        Dataset ds;
+        try {
+            policy = FsyncPolicy.parse(fsync);
+            ds = Dataset.named(dataset, seed);
+        } catch (IllegalArgumentException | IOException e) {
+            err.println("strata bench engine: " + e.getMessage());
+            return 2;
+        }
+        boolean temporary = dir == null;
+        Path d = temporary ? Files.createTempDirectory("strata-bench-") : dir;
+        EngineBench.Result r;
+        try {
+            r = EngineBench.run(new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy,
+                    EngineConfig.datafileSizeForQuota(quotaMb << 20)));
+        } catch (IOException e) {
+            err.println("strata bench engine: " + e.getMessage());
+            return 1;
+        } finally {
+            if (temporary) {
+                deleteTree(d);
+            }
+        }
+        if (json) {
+            ObjectMapper mapper = new ObjectMapper();
+            ObjectNode o = mapper.createObjectNode();
+            o.put("dataset", r.dataset());
+            o.put("metrics", r.metrics());
+            o.put("seconds", r.seconds());
+            o.put("writers", r.writers());
+            o.put("points", r.points());
+            o.put("gap_points", r.gapPoints());
+            o.put("elapsed_seconds", r.elapsedSeconds());
+            o.put("points_per_second", r.pointsPerSecond());
+            ObjectNode bps = o.putObject("bytes_per_sample");
+            ObjectNode bod = o.putObject("bytes_on_disk");
+            for (Map.Entry<Integer, Double> e : r.bytesPerSample().entrySet()) {
+                bps.put(String.valueOf(e.getKey()), e.getValue());
+                bod.put(String.valueOf(e.getKey()), r.bytesOnDisk().get(e.getKey()));
+            }
+            o.put("datafiles", r.datafiles());
+            o.put("memory_per_metric_bytes", r.memoryPerMetricBytes());
+            o.put("memory_per_metric_over_baseline_bytes", r.memoryPerMetricOverBaselineBytes());
+            o.put("rss_bytes", r.rssBytes());
+            o.put("rss_baseline_bytes", r.rssBaselineBytes());
+            o.put("heap_used_bytes", r.heapUsedBytes());
+            o.put("page_memory_bytes", r.pageMemoryBytes());
+            o.put("registry_bytes_per_metric", r.registryBytesPerMetric());
+            out.println(mapper.writeValueAsString(o));
+        } else {
+            out.printf("dataset              %s%n", r.dataset());
+            out.printf("metrics x seconds    %d x %d = %d points (%d gaps), %d writer(s)%n", r.metrics(), r.seconds(),
+                    r.points(), r.gapPoints(), r.writers());
+            out.printf("elapsed              %.3f s (until the last extent was on disk)%n", r.elapsedSeconds());
+            out.printf("write rate           %,.0f points/s%n", r.pointsPerSecond());
+            for (Map.Entry<Integer, Double> e : r.bytesPerSample().entrySet()) {
+                out.printf("tier %d on disk       %,d bytes in %d datafile(s), %.4f bytes/sample%n", e.getKey(),
+                        r.bytesOnDisk().get(e.getKey()), r.datafiles(), e.getValue());
+            }
+            out.printf("memory per metric    %,.0f bytes (process RSS %,d / metrics); %,.0f over the RSS before the engine opened%n",
+                    r.memoryPerMetricBytes(), r.rssBytes(), r.memoryPerMetricOverBaselineBytes());
+            out.printf("  of which           heap %,d, page memory %,d, registry %d bytes/metric%n", r.heapUsedBytes(),
+                    r.pageMemoryBytes(), r.registryBytesPerMetric());
+        }
+        out.flush();
+        return 0;
+    }
+
+    static void deleteTree(Path d) throws IOException {
+        if (!Files.exists(d)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(d)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
