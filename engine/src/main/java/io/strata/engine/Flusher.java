@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * groups them by tier and chart into extents of up to 64 pages, and writes those through the
  * tiers. Blocking disk I/O happens here and nowhere on a collecting or network thread.
  *
- * <p>Pages stay visible to readers (through {@link #dirtyPages}) until their extent is indexed;
- * their memory is freed under the engine's memory write lock, which readers hold while copying.
- * A failed write keeps the pages in memory and is retried.
+ * <p>Pages stay visible to readers (through {@link #dirtyPages}) until their extent is indexed.
+ * The flusher also recycles the page memory that sealing threads retired, under the engine's
+ * memory write lock, which readers hold while they copy hot pages. A failed write keeps the
+ * pages in memory and is retried.
  */
 final class Flusher implements Runnable {
 
@@ -37,6 +38,7 @@ final class Flusher implements Runnable {
     private final ConcurrentHashMap<Integer, DirtyPage[]> dirtyByMetric = new ConcurrentHashMap<>();
     private final TierStore[] tiers;
     private final ReentrantReadWriteLock memoryLock;
+    private final PageMemory memory;
     private final long maxAgeNanos;
     private final java.util.function.LongSupplier nanoClock;
     private final ExtentWriter writer = new ExtentWriter();
@@ -63,8 +65,9 @@ final class Flusher implements Runnable {
      *                      metrics in them is made durable first, so that no durable point is
      *                      ever without its definition
      */
-    Flusher(TierStore[] tiers, ReentrantReadWriteLock memoryLock, long maxAgeNanos,
+    Flusher(TierStore[] tiers, ReentrantReadWriteLock memoryLock, PageMemory memory, long maxAgeNanos,
             java.util.function.LongSupplier nanoClock, IoAction beforeExtents) {
+        this.memory = memory;
         this.beforeExtents = beforeExtents;
         this.tiers = tiers;
         this.memoryLock = memoryLock;
@@ -132,7 +135,7 @@ final class Flusher implements Runnable {
     }
 
     /** A marker that wakes the thread; never written. */
-    private static final DirtyPage WAKE = new DirtyPage(-1, -1, -1, 0, 0, 0, 1, 1, 0, 0, 0);
+    private static final DirtyPage WAKE = new DirtyPage(-1, -1, -1, 0, 0, 0, 1, 1, 0, new byte[0], 0);
 
     void stop() {
         running = false;
@@ -147,6 +150,7 @@ final class Flusher implements Runnable {
                 wanted = flushRequested;
             }
             boolean force = wanted > flushCompleted || !running;
+            recycle();
             try {
                 DirtyPage p = force ? sealed.poll() : sealed.poll(50, TimeUnit.MILLISECONDS);
                 if (p != null && p != WAKE) {
@@ -190,6 +194,16 @@ final class Flusher implements Runnable {
                     return;
                 }
             }
+        }
+    }
+
+    /** Returns the blocks of sealed hot pages to the pool, while no reader copies page memory. */
+    private void recycle() {
+        memoryLock.writeLock().lock();
+        try {
+            memory.recycleRetired(4096);
+        } finally {
+            memoryLock.writeLock().unlock();
         }
     }
 
@@ -266,25 +280,13 @@ final class Flusher implements Runnable {
                 return out;
             });
         }
-        memoryLock.writeLock().lock();
-        try {
-            for (int k = from; k < to; k++) {
-                DirtyPage p = batch.get(k);
-                PageMemory.free(p.address, p.allocatedBytes, PageMemory.Tag.DIRTY);
-            }
-        } finally {
-            memoryLock.writeLock().unlock();
-        }
         pagesFlushed += to - from;
     }
 
-    /** Frees the pages that could not be written (close after a failure); returns how many. */
+    /** Drops the pages that could not be written (close after a failure); returns how many. */
     int discardUnwritten() {
         drainQueue();
         int n = batch.size();
-        for (DirtyPage p : batch) {
-            PageMemory.free(p.address, p.allocatedBytes, PageMemory.Tag.DIRTY);
-        }
         batch.clear();
         dirtyByMetric.clear();
         return n;

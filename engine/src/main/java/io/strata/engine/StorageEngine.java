@@ -38,6 +38,7 @@ public final class StorageEngine implements Closeable {
     private final RecoveryReport report;
     private final TierStore[] tiers;
     private final HotPageTable hot0;
+    private final PageMemory pageMemory0 = new PageMemory(DiskFormat.TIER0_PAGE_BYTES);
     private final Flusher flusher;
     private final Thread flusherThread;
     private final ReentrantReadWriteLock memoryLock = new ReentrantReadWriteLock();
@@ -53,9 +54,9 @@ public final class StorageEngine implements Closeable {
         this.report = report;
         this.tiers = tiers;
         long maxAge = cfg.flushMaxAgeMillis() * 1_000_000L;
-        this.flusher = new Flusher(tiers, memoryLock, maxAge, cfg.nanoClock(),
+        this.flusher = new Flusher(tiers, memoryLock, pageMemory0, maxAge, cfg.nanoClock(),
                 cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : metadata::sync);
-        this.hot0 = new HotPageTable(registry, flusher::accept, cfg.seed(), cfg.nanoClock());
+        this.hot0 = new HotPageTable(registry, flusher::accept, pageMemory0, cfg.seed(), cfg.nanoClock());
         this.flusherThread = new Thread(flusher, "strata-flusher");
         this.flusherThread.setDaemon(true);
     }
@@ -238,7 +239,7 @@ public final class StorageEngine implements Closeable {
                     start = d.startTime;
                     ue = d.updateEvery;
                     n = d.entries;
-                    PageMemory.copyToArray(d.address, points, n);
+                    io.strata.engine.page.PageCodecTier0.decode(d.encoded, 0, d.encoded.length, points, n);
                     src = points;
                 } else {
                     start = hs.startTime;
@@ -288,6 +289,11 @@ public final class StorageEngine implements Closeable {
         return flusher.pendingPages();
     }
 
+    /** Off-heap bytes of page memory (hot pages, retired and pooled blocks). */
+    public long pageMemoryBytes() {
+        return pageMemory0.allocatedBytes();
+    }
+
     public long pagesFlushed() {
         return flusher.pagesFlushed();
     }
@@ -319,6 +325,7 @@ public final class StorageEngine implements Closeable {
             log.error("closing with {} page(s) that could not be written", lost);
         }
         hot0.freeAll();
+        pageMemory0.freePooled();
         for (TierStore t : tiers) {
             try {
                 t.close();

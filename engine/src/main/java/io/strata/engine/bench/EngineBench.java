@@ -6,7 +6,6 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
-import io.strata.engine.page.PageMemory;
 import io.strata.engine.page.StorageNumber;
 import io.strata.engine.registry.MetricRegistry;
 
@@ -104,7 +103,7 @@ public final class EngineBench {
             // memory of the collected state: hot pages full of points, dirty pages in flight
             rss = rssBytes();
             heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
-            pageMem = PageMemory.totalBytes();
+            pageMem = e.pageMemoryBytes();
             e.flush();
             elapsed = (System.nanoTime() - t0) / 1e9;
         } finally {

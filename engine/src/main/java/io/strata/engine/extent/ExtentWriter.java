@@ -2,8 +2,6 @@ package io.strata.engine.extent;
 
 import io.strata.engine.DiskFormat;
 import io.strata.engine.page.DirtyPage;
-import io.strata.engine.page.PageCodecTier0;
-import io.strata.engine.page.PageMemory;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,7 +12,7 @@ import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 
 /**
- * Packs up to {@value DiskFormat#EXTENT_MAX_PAGES} dirty pages into one extent
+ * Packs up to {@value DiskFormat#EXTENT_MAX_PAGES} dirty (already encoded) pages into one extent
  * ({@code docs/format/extent.md}):
  *
  * <pre>
@@ -32,7 +30,6 @@ import net.jpountz.lz4.LZ4Factory;
 public final class ExtentWriter {
 
     private final LZ4Compressor lz4 = LZ4Factory.fastestInstance().fastCompressor();
-    private final int[] points = new int[DiskFormat.pagePoints(0)];
     private byte[] raw = new byte[DiskFormat.EXTENT_MAX_PAGES * 4200];
     private byte[] out = new byte[64 * 1024];
     private final PageDescriptor[] descriptors = new PageDescriptor[DiskFormat.EXTENT_MAX_PAGES];
@@ -61,18 +58,10 @@ public final class ExtentWriter {
             d.startTime = p.startTime;
             d.updateEvery = p.updateEvery;
             d.entries = p.entries;
-            int len;
-            if (p.tier == 0) {
-                d.type = DiskFormat.PAGE_TYPE_TIER0;
-                PageMemory.copyToArray(p.address, points, p.entries);
-                ensureRaw(rawPos + PageCodecTier0.maxEncodedLength(p.entries));
-                len = PageCodecTier0.encode(points, p.entries, raw, rawPos);
-            } else {
-                d.type = DiskFormat.PAGE_TYPE_TIER1;
-                len = p.entries * DiskFormat.TIER1_POINT_SIZE;
-                ensureRaw(rawPos + len);
-                PageMemory.copyToBytes(p.address, raw, rawPos, len);
-            }
+            d.type = p.type;
+            int len = p.encoded.length;
+            ensureRaw(rawPos + len);
+            System.arraycopy(p.encoded, 0, raw, rawPos, len);
             d.encodedLength = len;
             rawPos += len;
         }

@@ -1,9 +1,9 @@
 package io.strata.engine.page;
 
 /**
- * A page that will not be written to again, waiting for the flusher. It owns its off-heap block
- * (tag {@link PageMemory.Tag#DIRTY}); the flusher frees it once the page is in a written extent.
- * One object per page, never per point.
+ * A sealed page waiting for the flusher, already encoded by the thread that sealed it (so that
+ * encoding runs on every collecting core, and a dirty page costs its encoded size rather than a
+ * whole page). Immutable; one object per page, never per point.
  */
 public final class DirtyPage {
     public final int metricId;
@@ -15,13 +15,15 @@ public final class DirtyPage {
     public final long startTime;
     public final int updateEvery;
     public final int entries;
-    public final long address;
-    public final int allocatedBytes;
+    /** {@code DiskFormat.PAGE_TYPE_*}. */
+    public final int type;
+    /** The page as stored in an extent's payload (tier 0: {@link PageCodecTier0}). */
+    public final byte[] encoded;
     /** When the page was sealed, by the engine's clock in nanoseconds (for batching). */
     public final long sealedNanos;
 
     public DirtyPage(int metricId, int chartId, int tier, long uuidMsb, long uuidLsb, long startTime,
-                     int updateEvery, int entries, long address, int allocatedBytes, long sealedNanos) {
+                     int updateEvery, int entries, int type, byte[] encoded, long sealedNanos) {
         this.metricId = metricId;
         this.chartId = chartId;
         this.tier = tier;
@@ -30,8 +32,8 @@ public final class DirtyPage {
         this.startTime = startTime;
         this.updateEvery = updateEvery;
         this.entries = entries;
-        this.address = address;
-        this.allocatedBytes = allocatedBytes;
+        this.type = type;
+        this.encoded = encoded;
         this.sealedNanos = sealedNanos;
     }
 

@@ -27,6 +27,7 @@ public final class HotPageTable {
 
     private final MetricRegistry registry;
     private final Consumer<DirtyPage> sink;
+    private final PageMemory memory;
     private final int pagePoints;
     private final long seed;
     private final java.util.function.LongSupplier nanoClock;
@@ -47,9 +48,15 @@ public final class HotPageTable {
     /** The time is at or before the last stored slot of the metric: ignored. */
     public static final int REJECTED_PAST = 1;
 
-    public HotPageTable(MetricRegistry registry, Consumer<DirtyPage> sink, long seed,
+    /** Per sealing thread: the page's points and its encoding, reused. */
+    private static final ThreadLocal<int[]> SEAL_POINTS = ThreadLocal.withInitial(() -> new int[DiskFormat.pagePoints(0)]);
+    private static final ThreadLocal<byte[]> SEAL_BYTES =
+            ThreadLocal.withInitial(() -> new byte[PageCodecTier0.maxEncodedLength(DiskFormat.pagePoints(0))]);
+
+    public HotPageTable(MetricRegistry registry, Consumer<DirtyPage> sink, PageMemory memory, long seed,
                         java.util.function.LongSupplier nanoClock) {
         this.registry = registry;
+        this.memory = memory;
         this.sink = sink;
         this.pagePoints = DiskFormat.pagePoints(0);
         this.seed = seed;
@@ -137,7 +144,7 @@ public final class HotPageTable {
             h ^= h >>> 31;
             cap = pagePoints / 2 + (int) Long.remainderUnsigned(h, pagePoints / 2 + 1);
         }
-        long addr = PageMemory.allocate(cap * DiskFormat.TIER0_POINT_SIZE, PageMemory.Tag.HOT);
+        long addr = memory.acquire();
         ch.start[s] = (int) time;
         ch.updateEvery[s] = updateEvery;
         ch.capacity[s] = cap;
@@ -148,14 +155,20 @@ public final class HotPageTable {
 
     private void seal(Chunk ch, int s, int metric) {
         long addr = ch.addr[s];
-        int cap = ch.capacity[s];
+        int n = ch.entries[s];
+        int[] pts = SEAL_POINTS.get();
+        byte[] buf = SEAL_BYTES.get();
+        PageMemory.copyToArray(addr, pts, n);
+        int len = PageCodecTier0.encode(pts, n, buf, 0);
+        byte[] encoded = java.util.Arrays.copyOf(buf, len);
+        // Publish "no hot page" before retiring the block: a reader that still sees the old
+        // address re-checks it after copying and retries.
         ch.addr[s] = 0;
         ch.pagesSealed[s]++;
-        int bytes = cap * DiskFormat.TIER0_POINT_SIZE;
-        PageMemory.retag(bytes, PageMemory.Tag.HOT, PageMemory.Tag.DIRTY);
+        memory.retire(addr);
         sink.accept(new DirtyPage(metric, registry.chartId(metric), 0, registry.uuidMsb(metric),
-                registry.uuidLsb(metric), Integer.toUnsignedLong(ch.start[s]), ch.updateEvery[s], ch.entries[s],
-                addr, bytes, nanoClock.getAsLong()));
+                registry.uuidLsb(metric), Integer.toUnsignedLong(ch.start[s]), ch.updateEvery[s], n,
+                DiskFormat.PAGE_TYPE_TIER0, encoded, nanoClock.getAsLong()));
     }
 
     /** Seals the hot page of {@code metric}, if it has one with points (shutdown, tests). */
@@ -188,7 +201,7 @@ public final class HotPageTable {
             }
             for (int s = 0; s < CHUNK; s++) {
                 if (ch.addr[s] != 0) {
-                    PageMemory.free(ch.addr[s], ch.capacity[s] * DiskFormat.TIER0_POINT_SIZE, PageMemory.Tag.HOT);
+                    memory.free(ch.addr[s]);
                     ch.addr[s] = 0;
                 }
             }

@@ -5,41 +5,99 @@ import java.util.concurrent.atomic.AtomicLong;
 import net.openhft.chronicle.core.UnsafeMemory;
 
 /**
- * Off-heap memory of pages, accounted per tag so that a leak names its owner. Whoever allocates a
- * block frees it or hands it on (hot page -> dirty page -> flusher, which frees it once the page
- * is on disk); the Javadoc of each hand-off says so.
+ * Off-heap memory of hot pages: fixed-size blocks recycled through a pool, accounted so that a
+ * leak names its owner. A block goes from the pool to a hot page ({@link #acquire}); when the
+ * page is sealed its writer encodes it and {@link #retire retires} the block; the flusher
+ * {@link #recycleRetired recycles} retired blocks into the pool only while no reader can be
+ * copying them (under the engine's memory write lock). So no block is ever freed or reused
+ * under a reader, and no collecting thread ever waits for one.
  */
 public final class PageMemory {
 
-    /** What a block of page memory is for. */
-    public enum Tag { HOT, DIRTY }
-
     private static final UnsafeMemory MEMORY = UnsafeMemory.MEMORY;
-    private static final AtomicLong[] BYTES = {new AtomicLong(), new AtomicLong()};
-    private static final AtomicLong TOTAL = new AtomicLong();
 
-    private PageMemory() {
+    private final int blockBytes;
+    private final AtomicLong allocated = new AtomicLong();
+    private final AtomicLong inUse = new AtomicLong();
+    private long[] free = new long[256];
+    private int freeCount;
+    private long[] retired = new long[256];
+    private int retiredCount;
+
+    public PageMemory(int blockBytes) {
+        this.blockBytes = blockBytes;
     }
 
-    /** Allocates {@code bytes} of zeroed memory. */
-    public static long allocate(int bytes, Tag tag) {
-        long addr = MEMORY.allocate(bytes);
-        MEMORY.setMemory(addr, bytes, (byte) 0);
-        BYTES[tag.ordinal()].addAndGet(bytes);
-        TOTAL.addAndGet(bytes);
-        return addr;
+    public int blockBytes() {
+        return blockBytes;
     }
 
-    /** Moves the accounting of a block from one tag to another (no copy). */
-    public static void retag(int bytes, Tag from, Tag to) {
-        BYTES[from.ordinal()].addAndGet(-bytes);
-        BYTES[to.ordinal()].addAndGet(bytes);
+    /** A block for a hot page; its content is undefined. */
+    public long acquire() {
+        inUse.incrementAndGet();
+        synchronized (this) {
+            if (freeCount > 0) {
+                return free[--freeCount];
+            }
+        }
+        allocated.addAndGet(blockBytes);
+        return MEMORY.allocate(blockBytes);
     }
 
-    public static void free(long addr, int bytes, Tag tag) {
-        MEMORY.freeMemory(addr, bytes);
-        BYTES[tag.ordinal()].addAndGet(-bytes);
-        TOTAL.addAndGet(-bytes);
+    /** Hands back a block no longer used by its page; it is reused after {@link #recycleRetired}. */
+    public synchronized void retire(long addr) {
+        if (retiredCount == retired.length) {
+            retired = java.util.Arrays.copyOf(retired, retiredCount * 2);
+        }
+        retired[retiredCount++] = addr;
+        inUse.decrementAndGet();
+    }
+
+    /**
+     * Moves retired blocks to the pool. Call only while no reader copies page memory; keeps at
+     * most {@code keep} free blocks and frees the rest.
+     */
+    public synchronized void recycleRetired(int keep) {
+        for (int i = 0; i < retiredCount; i++) {
+            long a = retired[i];
+            if (freeCount < keep) {
+                if (freeCount == free.length) {
+                    free = java.util.Arrays.copyOf(free, freeCount * 2);
+                }
+                free[freeCount++] = a;
+            } else {
+                MEMORY.freeMemory(a, blockBytes);
+                allocated.addAndGet(-blockBytes);
+            }
+        }
+        retiredCount = 0;
+    }
+
+    /** Frees every pooled and retired block (close). Blocks still in use are the hot pages' to free. */
+    public synchronized void freePooled() {
+        recycleRetired(0);
+        for (int i = 0; i < freeCount; i++) {
+            MEMORY.freeMemory(free[i], blockBytes);
+            allocated.addAndGet(-blockBytes);
+        }
+        freeCount = 0;
+    }
+
+    /** Frees a block directly (close, for blocks of hot pages never sealed). */
+    public void free(long addr) {
+        MEMORY.freeMemory(addr, blockBytes);
+        allocated.addAndGet(-blockBytes);
+        inUse.decrementAndGet();
+    }
+
+    /** Off-heap bytes held: blocks of hot pages, retired and pooled. */
+    public long allocatedBytes() {
+        return allocated.get();
+    }
+
+    /** Blocks held by hot pages. */
+    public long blocksInUse() {
+        return inUse.get();
     }
 
     public static int readInt(long addr) {
@@ -54,25 +112,5 @@ public final class PageMemory {
         for (int i = 0; i < count; i++) {
             dst[i] = MEMORY.readInt(addr + 4L * i);
         }
-    }
-
-    /** Copies {@code bytes} (a multiple of 4) as little-endian ints into {@code dst}. */
-    public static void copyToBytes(long addr, byte[] dst, int dstOffset, int bytes) {
-        for (int i = 0; i < bytes; i += 4) {
-            int v = MEMORY.readInt(addr + i);
-            dst[dstOffset + i] = (byte) v;
-            dst[dstOffset + i + 1] = (byte) (v >>> 8);
-            dst[dstOffset + i + 2] = (byte) (v >>> 16);
-            dst[dstOffset + i + 3] = (byte) (v >>> 24);
-        }
-    }
-
-    public static long bytes(Tag tag) {
-        return BYTES[tag.ordinal()].get();
-    }
-
-    /** All page memory currently allocated. */
-    public static long totalBytes() {
-        return TOTAL.get();
     }
 }

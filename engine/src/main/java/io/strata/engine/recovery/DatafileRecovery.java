@@ -125,10 +125,25 @@ public final class DatafileRecovery {
                     damaged++;
                     consistent = false;
                     List<RecoveryReport.LostRange> lost = lostFrom(tx, ext, tier);
-                    report.add(new RecoveryReport.Finding(dfName, pos, e.problem(),
-                            tx != null ? "skipped the extent (" + len + " bytes), kept the rest of the file"
-                                    : "skipped the extent (" + len + " bytes, length from its own header)", lost));
-                    pos += len;
+                    long next = pos + len;
+                    if (tx == null) {
+                        // The length came from the damaged header itself: do not trust it, find
+                        // where the next intact extent really starts.
+                        long found = resync(df, pos + 1, size, reader, dfName);
+                        next = found > 0 ? found : size;
+                    }
+                    boolean tail = next >= size && tx == null;
+                    String action = tail ? (repair ? "no intact extent follows: cut the datafile at offset " + pos
+                            : "no intact extent follows (left as is, read-only)")
+                            : "skipped " + (next - pos) + " bytes" + (tx != null ? " (the journaled extent)"
+                            : " up to the next intact extent") + ", kept the rest of the file";
+                    report.add(new RecoveryReport.Finding(dfName, pos, e.problem(), action, lost));
+                    if (tail && repair) {
+                        df.truncate(pos);
+                        size = pos;
+                        next = pos;
+                    }
+                    pos = next;
                     continue;
                 }
             }

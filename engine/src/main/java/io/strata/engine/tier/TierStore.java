@@ -112,6 +112,15 @@ public final class TierStore implements Closeable {
             }
             Path v1 = dir.resolve(DiskFormat.journalV1Name(tier, fileno));
             Path v2 = dir.resolve(DiskFormat.journalV2Name(tier, fileno));
+            if (io.size(p) <= DiskFormat.DATAFILE_SUPERBLOCK_SIZE) {
+                // Created but never given an extent (a stop, or a kill, right after creation):
+                // there is nothing in it to keep or to lose.
+                io.delete(p);
+                io.delete(v1);
+                io.delete(v2);
+                report.note(p + ": a datafile without extents, deleted");
+                continue;
+            }
             DataFile df;
             try {
                 df = DataFile.open(io, p, tier, fileno);
@@ -119,14 +128,6 @@ public final class TierStore implements Closeable {
                 report.add(p.toString(), e.offset(), e.problem(), "extents are still read from offset "
                         + DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
                 df = DataFile.openUnchecked(io, p, tier, fileno);
-            }
-            if (df.size() <= DiskFormat.DATAFILE_SUPERBLOCK_SIZE) {
-                // A datafile begun but never written to: nothing to keep.
-                df.close();
-                io.delete(p);
-                io.delete(v1);
-                io.delete(v2);
-                continue;
             }
             if (io.exists(v2)) {
                 try {

@@ -162,6 +162,18 @@ class RecoveryTest {
     }
 
     @Test
+    void killRightAfterADatafileWasCreatedIsNotDamage(@TempDir Path dir) throws Exception {
+        int[] ids = populate(dir);
+        // what a kill between creating a datafile and writing its superblock leaves
+        Files.createFile(dir.resolve("tier0").resolve(DiskFormat.datafileName(0, 999)));
+        try (StorageEngine e = StorageEngine.open(cfg(dir))) {
+            assertTrue(e.recoveryReport().intact(), e.recoveryReport().findings()::toString);
+            assertIntactOrReported(e, ids);
+        }
+        assertFalse(Files.exists(dir.resolve("tier0").resolve(DiskFormat.datafileName(0, 999))));
+    }
+
+    @Test
     void damagedJournalV1IsRebuiltFromTheDatafile(@TempDir Path dir) throws Exception {
         int[] ids = populate(dir);
         for (Path v2 : files(dir, DiskFormat.JOURNAL_V2_SUFFIX)) {
