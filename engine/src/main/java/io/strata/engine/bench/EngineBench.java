@@ -42,7 +42,7 @@ public final class EngineBench {
                          double elapsedSeconds, double pointsPerSecond, Map<Integer, Long> bytesOnDisk,
                          Map<Integer, Double> bytesPerSample, long rssBytes, long rssBaselineBytes, long heapUsedBytes,
                          long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
-                         int registryBytesPerMetric, long datafiles) {
+                         int registryBytesPerMetric, long datafiles, double idleMetricBytes) {
     }
 
     private EngineBench() {
@@ -64,9 +64,14 @@ public final class EngineBench {
         Map<Integer, Long> bytes = new LinkedHashMap<>();
         Map<Integer, Double> perSample = new LinkedHashMap<>();
         long datafiles = 0;
+        double idleBytes;
         StorageEngine e = StorageEngine.open(cfg);
         try {
+            long heapBefore = settledHeap();
             int[] ids = define(e, o.metrics(), o.dimensionsPerChart());
+            // what a defined metric costs before (and after) it is collected: registry, hot-page
+            // table slots and metadata, all on the heap
+            idleBytes = (double) (settledHeap() - heapBefore) / o.metrics();
             // writers own whole charts, so that a chart's dimensions fill their pages together
             int charts = (o.metrics() + o.dimensionsPerChart() - 1) / o.dimensionsPerChart();
             Thread[] threads = new Thread[o.writers()];
@@ -128,7 +133,8 @@ public final class EngineBench {
         }
         return new Result(o.dataset().name(), o.metrics(), o.seconds(), o.writers(), points, g, elapsed,
                 points / elapsed, bytes, perSample, rss, rssBaseline, heap, pageMem, (double) rss / o.metrics(),
-                (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles);
+                (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
+                idleBytes);
     }
 
     static int[] define(StorageEngine e, int metrics, int perChart) {
@@ -161,6 +167,17 @@ public final class EngineBench {
             }
         }
         return gaps;
+    }
+
+    /** Heap in use after garbage collection has settled. */
+    static long settledHeap() {
+        Runtime rt = Runtime.getRuntime();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            used = Math.min(used, rt.totalMemory() - rt.freeMemory());
+        }
+        return used;
     }
 
     /** Resident set size of this process, from /proc/self/status; 0 where there is none. */

@@ -46,8 +46,24 @@ public final class MetadataStore implements Closeable {
     private final List<ChartInfo> charts = new ArrayList<>();
     private final List<Integer> chartHost = new ArrayList<>();
     private final Map<String, Integer> chartByKey = new HashMap<>();
-    private final Map<Integer, DimensionInfo> dimensionByMetric = new HashMap<>();
-    private final Map<Integer, List<Integer>> metricsByChart = new HashMap<>();
+    /**
+     * Dimensions as parallel arrays indexed by metric id (a parent holds very many, and a
+     * dimension no longer collected should cost little): id (null for a metric known only from
+     * datafiles), name (null when it equals the id), algorithm (index into {@link #algorithms}),
+     * multiplier, divisor, flags. {@link #dimension} builds the record on demand.
+     */
+    private String[] dimId = new String[0];
+    private String[] dimName = new String[0];
+    private byte[] dimAlg = new byte[0];
+    private long[] dimMul = new long[0];
+    private long[] dimDiv = new long[0];
+    private int[] dimFlags = new int[0];
+    private final List<String> algorithms = new ArrayList<>();
+    private final Map<String, String> strings = new HashMap<>();
+    private int dimensionCount;
+    /** Indexed by chart id: the chart's metric ids, first {@code chartMetricCount} used. */
+    private final ArrayList<int[]> metricsByChart = new ArrayList<>();
+    private final ArrayList<Integer> chartMetricCount = new ArrayList<>();
 
     private MetadataStore(FileIo io, Path path, MetricRegistry registry) {
         this.io = io;
@@ -130,7 +146,7 @@ public final class MetadataStore implements Closeable {
             size = pos;
         }
         logEnd = pos;
-        int live = hosts.size() + charts.size() + dimensionByMetric.size();
+        int live = hosts.size() + charts.size() + dimensionCount;
         if (recordsInLog > 1024 && recordsInLog > 2 * live) {
             compact();
         }
@@ -174,7 +190,11 @@ public final class MetadataStore implements Closeable {
     private List<Object> liveRecords() {
         List<Object> out = new ArrayList<>(hosts);
         out.addAll(charts);
-        out.addAll(dimensionByMetric.values());
+        for (int m = 0; m < dimId.length; m++) {
+            if (dimId[m] != null) {
+                out.add(dimension(m));
+            }
+        }
         return out;
     }
 
@@ -225,6 +245,8 @@ public final class MetadataStore implements Closeable {
                 charts.add(c);
                 chartHost.add(hostId);
                 chartByKey.put(key, id);
+                metricsByChart.add(new int[0]);
+                chartMetricCount.add(0);
             } else {
                 charts.set(id, c);
             }
@@ -236,10 +258,47 @@ public final class MetadataStore implements Closeable {
             chartId = apply(ChartInfo.of(d.hostGuid(), d.chartId(), 1));
         }
         int metric = registry.register(d.metricUuid(), chartId);
-        if (dimensionByMetric.put(metric, d) == null) {
-            metricsByChart.computeIfAbsent(chartId, k -> new ArrayList<>()).add(metric);
+        if (metric >= dimId.length) {
+            int n = Math.max(metric + 1, dimId.length + (dimId.length >> 1) + 16);
+            dimId = java.util.Arrays.copyOf(dimId, n);
+            dimName = java.util.Arrays.copyOf(dimName, n);
+            dimAlg = java.util.Arrays.copyOf(dimAlg, n);
+            dimMul = java.util.Arrays.copyOf(dimMul, n);
+            dimDiv = java.util.Arrays.copyOf(dimDiv, n);
+            dimFlags = java.util.Arrays.copyOf(dimFlags, n);
+        }
+        boolean isNew = dimId[metric] == null;
+        // Dimension ids and names repeat across charts and hosts ("user", "in", "reads"...).
+        dimId[metric] = strings.computeIfAbsent(d.id(), k -> k);
+        dimName[metric] = d.name().equals(d.id()) ? null : strings.computeIfAbsent(d.name(), k -> k);
+        dimAlg[metric] = (byte) algorithmIndex(d.algorithm());
+        dimMul[metric] = d.multiplier();
+        dimDiv[metric] = d.divisor();
+        dimFlags[metric] = d.flags();
+        if (isNew) {
+            dimensionCount++;
+            int n = chartMetricCount.get(chartId);
+            int[] ms = metricsByChart.get(chartId);
+            if (n == ms.length) {
+                ms = java.util.Arrays.copyOf(ms, Math.max(4, n * 2));
+                metricsByChart.set(chartId, ms);
+            }
+            ms[n] = metric;
+            chartMetricCount.set(chartId, n + 1);
         }
         return metric;
+    }
+
+    private int algorithmIndex(String alg) {
+        int i = algorithms.indexOf(alg);
+        if (i < 0) {
+            if (algorithms.size() >= 255) {
+                throw new IllegalArgumentException("more than 255 distinct dimension algorithms; refusing '" + alg + "'");
+            }
+            algorithms.add(alg);
+            i = algorithms.size() - 1;
+        }
+        return i;
     }
 
     private static String chartKey(UUID host, String chartId) {
@@ -273,7 +332,7 @@ public final class MetadataStore implements Closeable {
         Integer chartId = chartByKey.get(chartKey(dim.hostGuid(), dim.chartId()));
         if (chartId != null) {
             int metric = registry.lookup(dim.metricUuid());
-            if (metric >= 0 && Objects.equals(dimensionByMetric.get(metric), dim)) {
+            if (metric >= 0 && Objects.equals(dimension(metric), dim)) {
                 return metric;
             }
         }
@@ -339,16 +398,31 @@ public final class MetadataStore implements Closeable {
 
     /** Metric ids of a chart's dimensions, in definition order. */
     public synchronized List<Integer> metrics(int chartId) {
-        return List.copyOf(metricsByChart.getOrDefault(chartId, List.of()));
+        if (chartId < 0 || chartId >= metricsByChart.size()) {
+            return List.of();
+        }
+        int[] ms = metricsByChart.get(chartId);
+        int n = chartMetricCount.get(chartId);
+        List<Integer> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(ms[i]);
+        }
+        return out;
     }
 
     /** The dimension of a metric, or null for a metric known only from datafiles. */
     public synchronized DimensionInfo dimension(int metricId) {
-        return dimensionByMetric.get(metricId);
+        if (metricId < 0 || metricId >= dimId.length || dimId[metricId] == null) {
+            return null;
+        }
+        ChartInfo chart = charts.get(registry.chartId(metricId));
+        String id = dimId[metricId];
+        return new DimensionInfo(chart.hostGuid(), chart.id(), id, dimName[metricId] == null ? id : dimName[metricId],
+                algorithms.get(Byte.toUnsignedInt(dimAlg[metricId])), dimMul[metricId], dimDiv[metricId], dimFlags[metricId]);
     }
 
     public synchronized int dimensionCount() {
-        return dimensionByMetric.size();
+        return dimensionCount;
     }
 
     @Override

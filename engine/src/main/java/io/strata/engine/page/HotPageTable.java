@@ -36,11 +36,12 @@ public final class HotPageTable {
     private static final class Chunk {
         final long[] addr = new long[CHUNK];
         final int[] start = new int[CHUNK];
-        final int[] entries = new int[CHUNK];
-        final int[] capacity = new int[CHUNK];
+        /** Points written; at most a page (1024), so a short. */
+        final short[] entries = new short[CHUNK];
+        final short[] capacity = new short[CHUNK];
         final int[] updateEvery = new int[CHUNK];
-        /** Pages sealed so far; the first page is the short one. */
-        final int[] pagesSealed = new int[CHUNK];
+        /** Whether a page was sealed already; the first page is the short one. */
+        final boolean[] sealedOnce = new boolean[CHUNK];
     }
 
     /** The outcome of {@link #store}. */
@@ -127,7 +128,7 @@ public final class HotPageTable {
             }
         }
         PageMemory.writeInt(addr + 4L * slot, sn);
-        ch.entries[s] = slot + 1;
+        ch.entries[s] = (short) (slot + 1);
         long slotTime = Integer.toUnsignedLong(ch.start[s]) + (long) slot * updateEvery;
         registry.extend(metric, 0, slotTime, slotTime);
         if (slot + 1 == ch.capacity[s]) {
@@ -138,7 +139,7 @@ public final class HotPageTable {
 
     private long open(Chunk ch, int s, int metric, long time, int updateEvery) {
         int cap = pagePoints;
-        if (ch.pagesSealed[s] == 0) {
+        if (!ch.sealedOnce[s]) {
             int chart = registry.chartId(metric);
             long h = (chart >= 0 ? chart : metric) * 0x9E3779B97F4A7C15L + seed;
             h ^= h >>> 31;
@@ -147,7 +148,7 @@ public final class HotPageTable {
         long addr = memory.acquire();
         ch.start[s] = (int) time;
         ch.updateEvery[s] = updateEvery;
-        ch.capacity[s] = cap;
+        ch.capacity[s] = (short) cap;
         ch.entries[s] = 0;
         ch.addr[s] = addr;
         return addr;
@@ -164,7 +165,7 @@ public final class HotPageTable {
         // Publish "no hot page" before retiring the block: a reader that still sees the old
         // address re-checks it after copying and retries.
         ch.addr[s] = 0;
-        ch.pagesSealed[s]++;
+        ch.sealedOnce[s] = true;
         memory.retire(addr);
         sink.accept(new DirtyPage(metric, registry.chartId(metric), 0, registry.uuidMsb(metric),
                 registry.uuidLsb(metric), Integer.toUnsignedLong(ch.start[s]), ch.updateEvery[s], n,

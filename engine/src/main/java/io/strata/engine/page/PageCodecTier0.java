@@ -38,29 +38,44 @@ package io.strata.engine.page;
  *   body: range-coder bytes, then the raw-bit bytes stored last byte first, so that they end at the
  *         page's last byte. The two streams must meet exactly.
  * </pre>
- * <b>FIXED</b>: every present point's value is the integer {@code V = x * 10^(E - Emin)}, exact when
- * {@code E - Emin} is in 0..10 for all. {@code V = B + W * S + e}: with an exception list
- * {@code B = 0}, {@code W = floor((V + S/2) / S)} and {@code e} is the listed remainder (0 when not
- * listed); without one, {@code S} divides every {@code V - B}. The predicted {@code W} is the mean
- * {@code M}, the previous {@code W}, or {@code 2 W[i-1] - W[i-2]} (the previous one for the second
- * point). <b>POINT</b>: the prediction of {@code x} is the previous point's {@code x} rescaled to this
- * point's exponent ({@code * 10^d} clamped to +-2^25, or {@code / 10^d} rounded half up).
+ * <b>FIXED</b>: every present point's value is the integer {@code V = x * 10^(E - Emin)}, exact because
+ * {@code E - Emin} is in 0..10 for every point. Each point has {@code W = floor((V - B + floor(S/2)) / S)}
+ * and {@code V = B + W * S + e}, where {@code e} is the point's listed remainder, 0 when not listed
+ * (the encoder uses either B = first V and S = gcd of successive differences, with no exceptions, or
+ * B = 0 and S = a power of ten dividing at least 7/8 of the values, listing the others). The first
+ * point's W comes from the header's first point. The prediction of W is M (mean), the previous
+ * point's W (previous), or {@code 2 W[i-1] - W[i-2]} (linear; the previous W for the second point).
+ * <b>POINT</b>: the prediction of {@code x} is the previous point's {@code x} rescaled by
+ * {@code d = Eprev - E}: unchanged if d = 0 or x = 0; {@code x * 10^d} clamped to +-2^25 if d > 0
+ * (+-2^25 if d > 8); {@code floor((x + 10^-d / 2) / 10^-d)} if d < 0 (0 if d < -8).
+ * Anchors: the anchor point updates W, x, E and the top like any point.
  *
  * <p>Body, for each present point after the first, with {@code u = zigzag(actual - predicted)}
  * and its symbol {@code s} = bit length of {@code u} (0..62), or 63 = ANCHOR (the point is the anchor):
  * <pre>
  * bit   s != 0                          [context c]
  * [s != 0] 6-bit tree, MSB first, of t = (s == 63 ? 62 : s - 1)   [context c]; t = 63 is invalid
- * [s != 63, tops vary] bit "top differs from the previous point's"; if so 8-bit tree of the top
+ * [s != 63, tops vary] bit "top differs from the previous point's" [context: s = 0, 1-7, 8-15, 16-21, 22+];
+ *                       if so 8-bit tree, MSB first, of top XOR previous top
  * [s >= 2] the low s - 1 bits of u in the raw-bit stream (the leading 1 is implied)
  * </pre>
  * Context {@code c} is 0 when the previous symbol was 0 or ANCHOR (or for the second point), else 1.
  * The range coder is LZMA's binary coder (32-bit range, carry-propagating 64-bit low, five flush
- * bytes) with 12-bit probabilities starting at 2048 and adapting by 1/16. Raw bits are packed
- * least significant first; the raw stream's byte {@code j} is the page's byte {@code length - 1 - j}.
+ * bytes) with 12-bit probabilities of a 0 bit, starting at 2048 and moving 1/8 of the way to 4096
+ * (after a 0) or to 0 (after a 1), rounded down. Raw bits are packed least significant first; the
+ * raw stream's byte {@code j} is the page's byte {@code length - 1 - j}.
+ *
+ * <p>Decoding rejects ({@link CorruptPageException}): an unknown codec id; a raw page whose length is
+ * not {@code 1 + 4 * count}; bad flags; runs that do not sum to count; a header or raw stream that
+ * runs out; a point outside FIXED's 0..10 decimal span, not a multiple of its exponent's unit, with a
+ * mantissa beyond 24 bits or a sign that contradicts its NEG bit; symbol t = 63, an ANCHOR without an
+ * anchor or on an exception; unused exceptions; and streams that do not meet exactly. The last check
+ * rejects a page cut anywhere in its raw bits (the range-coded symbols do not depend on them, so both
+ * streams still consume their original byte counts, which no longer fit); a cut into the range-coder
+ * bytes runs a stream out in practice (the tests truncate tens of thousands of pages; none decodes).
  *
  * <p>All methods are static and thread-safe; encode and decode allocate nothing after a thread's
- * first call (they keep a small coder state per thread).
+ * first call (they keep a small coder state per thread, about 2 KB).
  */
 public final class PageCodecTier0 {
 
@@ -95,7 +110,10 @@ public final class PageCodecTier0 {
     private static final int F_ANCHOR = 1 << 7;
 
     private static final int SYM_ANCHOR = 63;
-    /** Largest E - Emin of FIXED mode: 2^24 * 10^10 * 8 stays below 2^63. */
+    /**
+     * Largest E - Emin of FIXED mode: |V| < 2^24 * 10^10 < 2^57.3, so W and the linear predictor's
+     * residual stay below 2^60.3 and a zigzagged residual has at most 62 bits.
+     */
     private static final int MAX_SPAN = 10;
     private static final long POINT_CLAMP = 1L << 25;
 
@@ -137,7 +155,13 @@ public final class PageCodecTier0 {
             throw new IllegalArgumentException("need " + max + " bytes at " + dstOffset + " of " + dst.length);
         }
         if (count > 0) {
-            int n = CODER.get().encodeDecimal(points, count, dst, dstOffset, dstOffset + max);
+            Coder c = CODER.get();
+            int n;
+            try {
+                n = c.encodeDecimal(points, count, dst, dstOffset, dstOffset + max);
+            } finally {
+                c.buf = null;
+            }
             if (n > 0) {
                 return n;
             }
@@ -185,7 +209,12 @@ public final class PageCodecTier0 {
             return;
         }
         if (id == CODEC_DECIMAL) {
-            CODER.get().decodeDecimal(src, srcOffset, srcOffset + length, points, count);
+            Coder c = CODER.get();
+            try {
+                c.decodeDecimal(src, srcOffset, srcOffset + length, points, count);
+            } finally {
+                c.buf = null;
+            }
             return;
         }
         throw new CorruptPageException("unknown tier-0 codec " + id);
@@ -274,12 +303,12 @@ public final class PageCodecTier0 {
     private static final class Coder {
         private static final int P_ZERO = 0; // 2 contexts
         private static final int P_TREE = 2; // 2 contexts x 64
-        private static final int P_TOP_SAME = P_TREE + 128;
-        private static final int P_TOP_LIT = P_TOP_SAME + 1; // 256
+        private static final int P_TOP_SAME = P_TREE + 128; // 5 contexts
+        private static final int P_TOP_LIT = P_TOP_SAME + 5; // 256
         private static final int N_PROBS = P_TOP_LIT + 256;
         private static final int PROB_BITS = 12;
         private static final int PROB_INIT = 1 << (PROB_BITS - 1);
-        private static final int MOVE_BITS = 4;
+        private static final int MOVE_BITS = 3;
 
         final int[] probs = new int[N_PROBS];
         /** Histogram of decimal trailing zeros, 0..18 and 19 = value zero. */
@@ -412,12 +441,17 @@ public final class PageCodecTier0 {
             }
         }
 
-        void encodeTop(int top, int prevTop) {
+        /** Context of the "top differs" bit: how large the residual just coded was. */
+        static int topContext(int sym) {
+            return P_TOP_SAME + (sym == 0 ? 0 : sym < 8 ? 1 : sym < 16 ? 2 : sym < 22 ? 3 : 4);
+        }
+
+        void encodeTop(int top, int prevTop, int sym) {
             if (top == prevTop) {
-                encodeBit(P_TOP_SAME, 0);
+                encodeBit(topContext(sym), 0);
             } else {
-                encodeBit(P_TOP_SAME, 1);
-                encodeTree(P_TOP_LIT, top, 8);
+                encodeBit(topContext(sym), 1);
+                encodeTree(P_TOP_LIT, top ^ prevTop, 8);
             }
         }
 
@@ -507,8 +541,8 @@ public final class PageCodecTier0 {
             return t == 62 ? SYM_ANCHOR : t + 1;
         }
 
-        int decodeTop(int prevTop) {
-            return decodeBit(P_TOP_SAME) == 0 ? prevTop : decodeTree(P_TOP_LIT, 8);
+        int decodeTop(int prevTop, int sym) {
+            return decodeBit(topContext(sym)) == 0 ? prevTop : prevTop ^ decodeTree(P_TOP_LIT, 8);
         }
 
         void finishDecoder() {
@@ -622,6 +656,7 @@ public final class PageCodecTier0 {
             long v0 = fixedOk ? scaled(first, emin) : 0;
             int[] zc = zeros;
             java.util.Arrays.fill(zc, 0);
+            int maxExceptions = k >> 3;
             {
                 int prevSn = GAP;
                 long vp = v0;
@@ -641,7 +676,7 @@ public final class PageCodecTier0 {
                         long v = scaled(sn, emin);
                         long d = v - vp;
                         vp = v;
-                        if (d != 0) {
+                        if (d != 0 && g != 1) {
                             if (d < 0) {
                                 d = -d;
                             }
@@ -656,12 +691,14 @@ public final class PageCodecTier0 {
                             vmax = v;
                         }
                         vsum += v;
-                        int m = sn & 0xffffff;
-                        if (m == 0) {
-                            zc[19]++;
-                        } else {
-                            int z = decimalZeros(m) + exp10(sn) - emin;
-                            zc[z > 18 ? 18 : z]++;
+                        if (zc[0] <= maxExceptions) { // else no quantum can be chosen: stop counting
+                            int m = sn & 0xffffff;
+                            if (m == 0) {
+                                zc[19]++;
+                            } else {
+                                int z = decimalZeros(m) + exp10(sn) - emin;
+                                zc[z > 18 ? 18 : z]++;
+                            }
                         }
                     }
                 }
@@ -672,11 +709,11 @@ public final class PageCodecTier0 {
             // candidates: 0 POINT; 1..3 FIXED gcd (mean, prev, linear); 4..6 FIXED quantum (same)
             long step = Math.max(g, 1);
             long quantum = 0;
-            if (fixedOk) {
+            if (fixedOk && zc[0] <= maxExceptions) {
                 int ok = zc[19];
                 for (int j = 18; j >= 1; j--) {
                     ok += zc[j];
-                    if (ok >= k - (k >> 3)) {
+                    if (ok >= k - maxExceptions) {
                         long q = POW10[j];
                         if (step % q != 0) {
                             quantum = q;
@@ -869,7 +906,7 @@ public final class PageCodecTier0 {
                 if (point) {
                     u = zigzag(sx(sn) - rescale(xp, ep - e));
                 } else {
-                    w = Math.floorDiv(scaled(sn, emin) - base + halfS, s);
+                    w = s == 1 ? scaled(sn, emin) - base : Math.floorDiv(scaled(sn, emin) - base + halfS, s);
                     long p = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : j > 2 ? 2 * w1 - w2 : w1;
                     u = zigzag(w - p);
                 }
@@ -878,7 +915,7 @@ public final class PageCodecTier0 {
                 int top = sn >>> 24;
                 if (sym != SYM_ANCHOR) {
                     if (!topsConst) {
-                        encodeTop(top, prevTop);
+                        encodeTop(top, prevTop, sym);
                     }
                     if (sym >= 2) {
                         putRaw(u, sym - 1);
@@ -1098,7 +1135,7 @@ public final class PageCodecTier0 {
                     w = wAnchor;
                     ctx = 0;
                 } else {
-                    int top = topsConst ? prevTop : decodeTop(prevTop);
+                    int top = topsConst ? prevTop : decodeTop(prevTop, sym);
                     long u = sym < 2 ? sym : (1L << (sym - 1)) | getRaw(sym - 1);
                     long r = unzigzag(u);
                     int e = exp10(top << 24);
@@ -1125,11 +1162,15 @@ public final class PageCodecTier0 {
                         if (d < 0 || d > MAX_SPAN) {
                             throw new CorruptPageException("point outside the page's scale");
                         }
-                        long p10 = POW10[d];
-                        if (v % p10 != 0) {
-                            throw new CorruptPageException("value not representable at its exponent");
+                        if (d == 0) {
+                            x = v;
+                        } else {
+                            long p10 = POW10[d];
+                            if (v % p10 != 0) {
+                                throw new CorruptPageException("value not representable at its exponent");
+                            }
+                            x = v / p10;
                         }
-                        x = v / p10;
                     }
                     boolean neg = (top & 0x80) != 0;
                     if (x < 0) {

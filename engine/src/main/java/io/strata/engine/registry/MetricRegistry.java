@@ -24,9 +24,8 @@ public final class MetricRegistry {
     private volatile Chunk[] chunks = new Chunk[0];
     private volatile int size;
 
-    // UUID -> id, open addressing; guarded by "this" for writes and reads.
-    private long[] keyMsb = new long[1024];
-    private long[] keyLsb = new long[1024];
+    // UUID -> id, open addressing over ids only (the UUIDs are compared in the chunks), so that
+    // the map costs 4 bytes a slot; guarded by "this" for writes and reads.
     private int[] keyId = new int[1024];
     private int mapCount;
 
@@ -155,8 +154,8 @@ public final class MetricRegistry {
 
     /** Bytes of registry memory per registered metric (arrays and map), for a given tier count. */
     public static int bytesPerMetric(int tiers) {
-        // msb + lsb + chartId + first/last per tier, plus the map's msb, lsb, id at <= 50 % load.
-        return 16 + 4 + tiers * 8 + 2 * (16 + 4);
+        // msb + lsb + chartId + first/last per tier, plus the map's int slot at >= 37.5 % load.
+        return 16 + 4 + tiers * 8 + 4 * 8 / 3;
     }
 
     // ---- open-addressing map ------------------------------------------------------------------
@@ -170,12 +169,14 @@ public final class MetricRegistry {
     private int find(long msb, long lsb) {
         int cap = keyId.length;
         int i = slotOf(msb, lsb, cap);
+        Chunk[] cs = chunks;
         while (true) {
             int id = keyId[i];
             if (id < 0) {
                 return -1;
             }
-            if (keyMsb[i] == msb && keyLsb[i] == lsb) {
+            Chunk ch = cs[id >>> CHUNK_BITS];
+            if (ch.msb[id & MASK] == msb && ch.lsb[id & MASK] == lsb) {
                 return id;
             }
             i = (i + 1) & (cap - 1);
@@ -183,36 +184,33 @@ public final class MetricRegistry {
     }
 
     private void put(long msb, long lsb, int id) {
-        if ((mapCount + 1) * 2 > keyId.length) {
+        // at most 3/4 full: linear probing stays short, and the map costs <= 11 bytes a metric
+        if ((long) (mapCount + 1) * 4 > (long) keyId.length * 3) {
             rehash(keyId.length * 2);
         }
-        insert(keyMsb, keyLsb, keyId, msb, lsb, id);
+        insert(keyId, msb, lsb, id);
         mapCount++;
     }
 
-    private void insert(long[] ms, long[] ls, int[] ids, long msb, long lsb, int id) {
+    private void insert(int[] ids, long msb, long lsb, int id) {
         int cap = ids.length;
         int i = slotOf(msb, lsb, cap);
         while (ids[i] >= 0) {
             i = (i + 1) & (cap - 1);
         }
-        ms[i] = msb;
-        ls[i] = lsb;
         ids[i] = id;
     }
 
     private void rehash(int cap) {
-        long[] ms = new long[cap];
-        long[] ls = new long[cap];
         int[] ids = new int[cap];
         Arrays.fill(ids, -1);
-        for (int i = 0; i < keyId.length; i++) {
-            if (keyId[i] >= 0) {
-                insert(ms, ls, ids, keyMsb[i], keyLsb[i], keyId[i]);
+        Chunk[] cs = chunks;
+        for (int id : keyId) {
+            if (id >= 0) {
+                Chunk ch = cs[id >>> CHUNK_BITS];
+                insert(ids, ch.msb[id & MASK], ch.lsb[id & MASK], id);
             }
         }
-        keyMsb = ms;
-        keyLsb = ls;
         keyId = ids;
     }
 }

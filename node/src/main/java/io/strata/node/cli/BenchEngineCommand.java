@@ -121,6 +121,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("heap_used_bytes", r.heapUsedBytes());
             o.put("page_memory_bytes", r.pageMemoryBytes());
             o.put("registry_bytes_per_metric", r.registryBytesPerMetric());
+            o.put("idle_metric_bytes", r.idleMetricBytes());
             out.println(mapper.writeValueAsString(o));
         } else {
             out.printf("dataset              %s%n", r.dataset());
@@ -136,6 +137,8 @@ public final class BenchEngineCommand implements Callable<Integer> {
                     r.memoryPerMetricBytes(), r.rssBytes(), r.memoryPerMetricOverBaselineBytes());
             out.printf("  of which           heap %,d, page memory %,d, registry %d bytes/metric%n", r.heapUsedBytes(),
                     r.pageMemoryBytes(), r.registryBytesPerMetric());
+            out.printf("a defined metric     %,.0f bytes of heap before it is collected (registry and metadata)%n",
+                    r.idleMetricBytes());
         }
         out.flush();
         return 0;
