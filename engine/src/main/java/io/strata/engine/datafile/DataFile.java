@@ -73,6 +73,13 @@ public final class DataFile implements Closeable {
         return new DataFile(path, tier, fileno, h, h.size());
     }
 
+    /** Rewrites the superblock, whose content is fully determined by tier and file number. */
+    public void rewriteSuperblock() throws IOException {
+        handle.writeFully(superblock(DiskFormat.DATAFILE_MAGIC, DiskFormat.DATAFILE_VERSION, tier, fileno,
+                DiskFormat.DATAFILE_SUPERBLOCK_SIZE), 0);
+        handle.sync();
+    }
+
     /** A superblock: magic u64, version u32, tier u32, fileno u32, crc32c of the 20 bytes before. */
     public static ByteBuffer superblock(long magic, int version, int tier, int fileno, int size) {
         ByteBuffer sb = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);

@@ -75,6 +75,8 @@ public final class MetadataStore implements Closeable {
     public static MetadataStore open(FileIo io, Path dir, MetricRegistry registry, RecoveryReport report)
             throws IOException {
         io.createDirectories(dir);
+        // a compaction interrupted before its rename: the log itself is intact
+        io.delete(dir.resolve(DiskFormat.METADATA_FILE + ".tmp"));
         MetadataStore store = new MetadataStore(io, dir.resolve(DiskFormat.METADATA_FILE), registry);
         store.load(report);
         return store;

@@ -99,6 +99,7 @@ public final class TierStore implements Closeable {
 
     private void recover(RecoveryReport report) throws IOException {
         io.createDirectories(dir);
+        cleanLeftovers(report);
         for (Path p : io.list(dir)) {
             String name = p.getFileName().toString();
             if (name.endsWith(".tmp")) {
@@ -125,9 +126,10 @@ public final class TierStore implements Closeable {
             try {
                 df = DataFile.open(io, p, tier, fileno);
             } catch (CorruptionException e) {
-                report.add(p.toString(), e.offset(), e.problem(), "extents are still read from offset "
-                        + DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
                 df = DataFile.openUnchecked(io, p, tier, fileno);
+                df.rewriteSuperblock();
+                report.add(p.toString(), e.offset(), e.problem(), "superblock rewritten (it holds only magic, "
+                        + "version, tier and file number); extents are read from offset " + DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
             }
             if (io.exists(v2)) {
                 try {
@@ -160,6 +162,35 @@ public final class TierStore implements Closeable {
                 report.note(v2 + ": could not be written (" + e.getMessage() + "); the index stays in memory");
             }
             files.add(new Datafile(df, idx, idx instanceof OpenPageIndex op ? op : null));
+        }
+    }
+
+    /**
+     * Removes what interrupted work leaves: directories of a journal rebuild, and journals whose
+     * datafile is gone (a datafile is deleted before its journals).
+     */
+    private void cleanLeftovers(RecoveryReport report) throws IOException {
+        try (var s = java.nio.file.Files.newDirectoryStream(dir, ".rebuild-*")) {
+            for (Path d : s) {
+                for (Path f : io.list(d)) {
+                    io.delete(f);
+                }
+                io.delete(d);
+                report.note(d + ": leftover of an interrupted journal rebuild, deleted");
+            }
+        }
+        for (Path p : io.list(dir)) {
+            String name = p.getFileName().toString();
+            if (!name.startsWith("journalfile-" + tier + "-")) {
+                continue;
+            }
+            String df = name.replace("journalfile-", DiskFormat.DATAFILE_PREFIX)
+                    .replace(DiskFormat.JOURNAL_V2_SUFFIX, DiskFormat.DATAFILE_SUFFIX)
+                    .replace(DiskFormat.JOURNAL_V1_SUFFIX, DiskFormat.DATAFILE_SUFFIX);
+            if (df.endsWith(DiskFormat.DATAFILE_SUFFIX) && !io.exists(dir.resolve(df))) {
+                io.delete(p);
+                report.note(p + ": journal without its datafile, deleted");
+            }
         }
     }
 

@@ -174,6 +174,22 @@ class RecoveryTest {
     }
 
     @Test
+    void damagedSuperblockIsRewrittenOnceAndNothingIsLost(@TempDir Path dir) throws Exception {
+        int[] ids = populate(dir);
+        Path df = files(dir, DiskFormat.DATAFILE_SUFFIX).get(0);
+        flipByte(df, 2);
+        try (StorageEngine e = StorageEngine.open(cfg(dir))) {
+            assertEquals(1, e.recoveryReport().findings().size(), e.recoveryReport().findings()::toString);
+            assertTrue(e.recoveryReport().lostRanges().isEmpty());
+            assertIntactOrReported(e, ids);
+            assertEquals(SECONDS, countPoints(e, ids[0]));
+        }
+        try (StorageEngine e = StorageEngine.open(cfg(dir))) {
+            assertTrue(e.recoveryReport().intact(), e.recoveryReport().findings()::toString);
+        }
+    }
+
+    @Test
     void damagedJournalV1IsRebuiltFromTheDatafile(@TempDir Path dir) throws Exception {
         int[] ids = populate(dir);
         for (Path v2 : files(dir, DiskFormat.JOURNAL_V2_SUFFIX)) {
