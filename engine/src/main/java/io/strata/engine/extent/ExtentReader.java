@@ -140,9 +140,12 @@ public final class ExtentReader {
             src.get(raw, 0, rawLength);
         } else {
             try {
-                byte[] in = new byte[storedLength];
-                src.get(in);
-                int n = lz4.decompress(in, 0, storedLength, raw, 0, rawLength);
+                int n;
+                if (src.hasArray()) {
+                    n = lz4.decompress(src.array(), src.arrayOffset() + payloadAt, storedLength, raw, 0, rawLength);
+                } else {
+                    n = lz4.decompress(src, payloadAt, storedLength, java.nio.ByteBuffer.wrap(raw), 0, rawLength);
+                }
                 if (n != rawLength) {
                     throw new CorruptionException(file, offset, "extent decompressed to " + n + " bytes, expected " + rawLength);
                 }
