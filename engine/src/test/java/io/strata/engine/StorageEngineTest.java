@@ -112,6 +112,39 @@ class StorageEngineTest {
     }
 
     @Test
+    void oneEngineHoldsManyHostsWithTheSameChartNames(@TempDir Path dir) throws Exception {
+        java.util.UUID a = java.util.UUID.fromString("00000000-0000-4000-8000-00000000000a");
+        java.util.UUID b = java.util.UUID.fromString("00000000-0000-4000-8000-00000000000b");
+        int ma;
+        int mb;
+        try (StorageEngine e = StorageEngine.open(small(dir))) {
+            for (java.util.UUID h : new java.util.UUID[]{a, b}) {
+                e.metadata().upsertHost(new io.strata.engine.meta.HostInfo(h, "host-" + h.getLeastSignificantBits(),
+                        "linux", "UTC", 1, java.util.Map.of()));
+                e.metadata().upsertChart(io.strata.engine.meta.ChartInfo.of(h, "system.cpu", 1));
+            }
+            ma = e.metadata().upsertDimension(DimensionInfo.of(a, "system.cpu", "user"));
+            mb = e.metadata().upsertDimension(DimensionInfo.of(b, "system.cpu", "user"));
+            assertFalse(ma == mb, "same chart and dimension on two hosts are two metrics");
+            for (long t = T0; t < T0 + 2000; t++) {
+                e.store(ma, t, 1, 1.0, StorageNumber.SN_DEFAULT_FLAGS);
+                e.store(mb, t, 1, 2.0, StorageNumber.SN_DEFAULT_FLAGS);
+            }
+        }
+        try (StorageEngine e = StorageEngine.open(small(dir))) {
+            assertEquals(2, e.metadata().hosts().size());
+            assertEquals(1, e.metadata().charts(e.metadata().hostId(a)).size());
+            for (long[] p : read(e, ma, T0, T0 + 2000)) {
+                assertEquals(1.0, StorageNumber.unpack((int) p[1]));
+            }
+            for (long[] p : read(e, mb, T0, T0 + 2000)) {
+                assertEquals(2.0, StorageNumber.unpack((int) p[1]));
+            }
+            assertEquals(2000, read(e, mb, T0, T0 + 2000).size());
+        }
+    }
+
+    @Test
     void flagsSurviveTheRoundTrip(@TempDir Path dir) throws Exception {
         try (StorageEngine e = StorageEngine.open(small(dir))) {
             int m = define(e, 1, 1)[0];
