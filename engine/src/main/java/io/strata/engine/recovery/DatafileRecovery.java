@@ -68,7 +68,8 @@ public final class DatafileRecovery {
                         "ignored; the datafile is scanned for its extents");
             }
         } else {
-            report.note(journalV1 + ": missing; rebuilt from the extents of " + df.path().getFileName());
+            report.note(journalV1 + ": missing; " + (repair ? "rebuilt" : "at start the engine rebuilds it")
+                    + " from the extents of " + df.path().getFileName());
         }
 
         OpenPageIndex index = new OpenPageIndex(registry);

@@ -233,6 +233,7 @@ public final class TierStore implements Closeable {
     public void write(ExtentWriter w, List<DirtyPage> pages, int from, int to) throws IOException {
         ByteBuffer ext = w.build(pages, from, to);
         int len = ext.limit();
+        io.strata.engine.extent.PageDescriptor[] ds = descriptors(w);
         if (current != null && current.file.size() + len > cfg.datafileMaxBytes() && current.open.extentCount() > 0) {
             closeCurrent();
         }
@@ -263,7 +264,7 @@ public final class TierStore implements Closeable {
         }
         if (!journalBroken) {
             try {
-                journal.append(offset, len, descriptors(w), w.pageCount());
+                journal.append(offset, len, ds, ds.length);
                 if (cfg.fsync() == FsyncPolicy.PER_EXTENT) {
                     journal.sync();
                 }
@@ -276,7 +277,7 @@ public final class TierStore implements Closeable {
                         tier, e.getMessage(), current.file.fileno());
             }
         }
-        current.open.addExtent(offset, len, descriptors(w), w.pageCount());
+        current.open.addExtent(offset, len, ds, ds.length);
         extentsWritten++;
     }
 

@@ -7,7 +7,9 @@ import io.strata.engine.datafile.OpenPageIndex;
 import io.strata.engine.extent.ExtentReader;
 import io.strata.engine.io.FileHandle;
 import io.strata.engine.io.FileIo;
-import io.strata.engine.io.MappedRegion;
+import io.strata.engine.io.ForwardingFileHandle;
+import io.strata.engine.io.ForwardingFileIo;
+
 import io.strata.engine.journal.JournalV2;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.engine.page.StorageNumber;
@@ -201,18 +203,17 @@ public final class DbVerifier {
      * that no code path of recovery can modify the verified directory, and so that a directory
      * the user may only read (a backup, another user's files) can be verified.
      */
-    private record ReadOnlyIo(FileIo io) implements FileIo {
+    private static final class ReadOnlyIo extends ForwardingFileIo {
+        ReadOnlyIo(FileIo io) {
+            super(io);
+        }
+
         @Override
         public FileHandle open(Path path, OpenMode mode) throws IOException {
             if (mode == OpenMode.CREATE_NEW) {
                 throw refused("create", path);
             }
-            return new ReadOnlyHandle(io.open(path, OpenMode.READ));
-        }
-
-        @Override
-        public MappedRegion mapReadOnly(Path path) throws IOException {
-            return io.mapReadOnly(path);
+            return new ReadOnlyHandle(delegate.open(path, OpenMode.READ));
         }
 
         @Override
@@ -226,21 +227,6 @@ public final class DbVerifier {
         }
 
         @Override
-        public boolean exists(Path path) {
-            return io.exists(path);
-        }
-
-        @Override
-        public long size(Path path) throws IOException {
-            return io.size(path);
-        }
-
-        @Override
-        public List<Path> list(Path dir) throws IOException {
-            return io.list(dir);
-        }
-
-        @Override
         public void createDirectories(Path dir) throws IOException {
             throw refused("create the directory", dir);
         }
@@ -251,40 +237,24 @@ public final class DbVerifier {
         }
     }
 
-    private record ReadOnlyHandle(FileHandle h) implements FileHandle {
-        @Override
-        public Path path() {
-            return h.path();
+    private static final class ReadOnlyHandle extends ForwardingFileHandle {
+        ReadOnlyHandle(FileHandle h) {
+            super(h);
         }
 
         @Override
         public int write(ByteBuffer src, long position) throws IOException {
-            throw refused("write", h.path());
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long position) throws IOException {
-            return h.read(dst, position);
+            throw refused("write", path());
         }
 
         @Override
         public void sync() throws IOException {
-            throw refused("sync", h.path());
-        }
-
-        @Override
-        public long size() throws IOException {
-            return h.size();
+            throw refused("sync", path());
         }
 
         @Override
         public void truncate(long size) throws IOException {
-            throw refused("truncate", h.path());
-        }
-
-        @Override
-        public void close() throws IOException {
-            h.close();
+            throw refused("truncate", path());
         }
     }
 }

@@ -13,11 +13,10 @@ import java.util.function.Predicate;
  * truncate or delete of files whose name matches, or a write that stops short after a given
  * number of bytes. Rules are added and cleared while the engine runs.
  */
-public final class FaultInjectingFileIo implements FileIo {
+public final class FaultInjectingFileIo extends ForwardingFileIo {
 
     public enum Op { OPEN, WRITE, SHORT_WRITE, SYNC, RENAME, MAP, TRUNCATE, DELETE, READ }
 
-    private final FileIo delegate;
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
 
     /** A rule; {@link #fired()} tells how often it failed a call. */
@@ -56,7 +55,7 @@ public final class FaultInjectingFileIo implements FileIo {
     }
 
     public FaultInjectingFileIo(FileIo delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     public FaultInjectingFileIo() {
@@ -121,84 +120,42 @@ public final class FaultInjectingFileIo implements FileIo {
         return delegate.delete(path);
     }
 
-    @Override
-    public boolean exists(Path path) {
-        return delegate.exists(path);
-    }
-
-    @Override
-    public long size(Path path) throws IOException {
-        return delegate.size(path);
-    }
-
-    @Override
-    public List<Path> list(Path dir) throws IOException {
-        return delegate.list(dir);
-    }
-
-    @Override
-    public void createDirectories(Path dir) throws IOException {
-        delegate.createDirectories(dir);
-    }
-
-    @Override
-    public void syncDirectory(Path dir) throws IOException {
-        delegate.syncDirectory(dir);
-    }
-
-    private final class Handle implements FileHandle {
-        private final FileHandle h;
-
+    private final class Handle extends ForwardingFileHandle {
         Handle(FileHandle h) {
-            this.h = h;
-        }
-
-        @Override
-        public Path path() {
-            return h.path();
+            super(h);
         }
 
         @Override
         public int write(ByteBuffer src, long position) throws IOException {
-            check(Op.WRITE, h.path());
-            Rule r = check(Op.SHORT_WRITE, h.path());
+            check(Op.WRITE, path());
+            Rule r = check(Op.SHORT_WRITE, path());
             if (r != null && src.remaining() > r.shortBytes) {
                 ByteBuffer part = src.duplicate();
                 part.limit(part.position() + r.shortBytes);
-                int n = h.write(part, position);
+                int n = delegate.write(part, position);
                 src.position(src.position() + n);
                 // what a full disk does next: nothing more fits
-                throw new ShortWriteException(h.path(), position, src.remaining() + n, n);
+                throw new ShortWriteException(path(), position, src.remaining() + n, n);
             }
-            return h.write(src, position);
+            return delegate.write(src, position);
         }
 
         @Override
         public int read(ByteBuffer dst, long position) throws IOException {
-            check(Op.READ, h.path());
-            return h.read(dst, position);
+            check(Op.READ, path());
+            return delegate.read(dst, position);
         }
 
         @Override
         public void sync() throws IOException {
-            check(Op.SYNC, h.path());
-            h.sync();
-        }
-
-        @Override
-        public long size() throws IOException {
-            return h.size();
+            check(Op.SYNC, path());
+            delegate.sync();
         }
 
         @Override
         public void truncate(long size) throws IOException {
-            check(Op.TRUNCATE, h.path());
-            h.truncate(size);
-        }
-
-        @Override
-        public void close() throws IOException {
-            h.close();
+            check(Op.TRUNCATE, path());
+            delegate.truncate(size);
         }
     }
 }

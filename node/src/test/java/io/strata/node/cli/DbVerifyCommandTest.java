@@ -10,7 +10,8 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.io.FileChannelIo;
 import io.strata.engine.io.FileHandle;
 import io.strata.engine.io.FileIo;
-import io.strata.engine.io.MappedRegion;
+import io.strata.engine.io.ForwardingFileIo;
+
 import io.strata.engine.page.StorageNumber;
 import io.strata.engine.verify.DbVerifier;
 import picocli.CommandLine;
@@ -359,7 +360,20 @@ class DbVerifyCommandTest {
     }
 
     /** Records every open for writing and every change under {@code root}; delegates all calls. */
-    record RecordingIo(FileIo io, Path root, List<String> calls) implements FileIo {
+    static final class RecordingIo extends ForwardingFileIo {
+        private final Path root;
+        private final List<String> calls;
+
+        RecordingIo(FileIo io, Path root, List<String> calls) {
+            super(io);
+            this.root = root;
+            this.calls = calls;
+        }
+
+        List<String> calls() {
+            return calls;
+        }
+
         private void record(String what, Path p) {
             if (p.toAbsolutePath().startsWith(root.toAbsolutePath())) {
                 calls.add(what + " " + p);
@@ -371,52 +385,32 @@ class DbVerifyCommandTest {
             if (mode != OpenMode.READ) {
                 record("open " + mode, path);
             }
-            return io.open(path, mode);
-        }
-
-        @Override
-        public MappedRegion mapReadOnly(Path path) throws IOException {
-            return io.mapReadOnly(path);
+            return delegate.open(path, mode);
         }
 
         @Override
         public void rename(Path from, Path to) throws IOException {
             record("rename", from);
             record("rename to", to);
-            io.rename(from, to);
+            delegate.rename(from, to);
         }
 
         @Override
         public boolean delete(Path path) throws IOException {
             record("delete", path);
-            return io.delete(path);
-        }
-
-        @Override
-        public boolean exists(Path path) {
-            return io.exists(path);
-        }
-
-        @Override
-        public long size(Path path) throws IOException {
-            return io.size(path);
-        }
-
-        @Override
-        public List<Path> list(Path d) throws IOException {
-            return io.list(d);
+            return delegate.delete(path);
         }
 
         @Override
         public void createDirectories(Path d) throws IOException {
             record("createDirectories", d);
-            io.createDirectories(d);
+            delegate.createDirectories(d);
         }
 
         @Override
         public void syncDirectory(Path d) throws IOException {
             record("syncDirectory", d);
-            io.syncDirectory(d);
+            delegate.syncDirectory(d);
         }
     }
 }
