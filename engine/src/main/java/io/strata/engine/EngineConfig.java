@@ -4,6 +4,7 @@ import io.strata.engine.io.FileChannelIo;
 import io.strata.engine.io.FileIo;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 
@@ -11,7 +12,8 @@ import java.util.function.LongSupplier;
  * Immutable configuration of a {@link StorageEngine}, passed in; the engine reads nothing ambient.
  *
  * @param dir              the database directory (metadata, and {@code tier<N>/} for each tier)
- * @param tiers            storage tiers, 1..5 (tier 0 only is written until tiers arrive)
+ * @param tiers            storage tiers, 1..5: tier 0 holds collected points, tier N aggregates
+ *                         {@code tierGrouping^N} of them per point
  * @param datafileMaxBytes a datafile is closed and the next begun when an extent would pass this
  * @param fsync            when written data is forced to the device ({@link FsyncPolicy})
  * @param io               every file call goes through it
@@ -19,30 +21,55 @@ import java.util.function.LongSupplier;
  * @param flushMaxAgeMillis a batch of fewer than 64 dirty pages is written once its oldest page
  *                         waited this long (full extents are written at once)
  * @param nanoClock        monotonic nanoseconds, injectable for tests
+ * @param tierGrouping     points of tier N-1 per point of tier N (Netdata's {@code dbengine tier N
+ *                         update every iterations}, default 60), 2..255
+ * @param quotaBytes       per tier, the disk quota of its datafiles and journals; 0 = no quota
+ * @param maxAgeSeconds    per tier, the retention by age; 0 = none
+ * @param tierDirs         per tier, where its files live; a null entry means {@code dir/tier<N>}
  */
 public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPolicy fsync, FileIo io, long seed,
-                           int flushMaxAgeMillis, LongSupplier nanoClock) {
+                           int flushMaxAgeMillis, LongSupplier nanoClock, int tierGrouping, long[] quotaBytes,
+                           long[] maxAgeSeconds, Path[] tierDirs) {
 
     public static final long MIN_DATAFILE_BYTES = 4L << 20;
     public static final long MAX_DATAFILE_BYTES = 512L << 20;
+    public static final int MAX_TIERS = 5;
+    public static final int DEFAULT_TIERS = 3;
+    public static final int DEFAULT_TIER_GROUPING = 60;
 
     public EngineConfig {
         Objects.requireNonNull(dir, "dir");
         Objects.requireNonNull(fsync, "fsync");
         Objects.requireNonNull(io, "io");
         Objects.requireNonNull(nanoClock, "nanoClock");
-        if (tiers < 1 || tiers > 5) {
-            throw new IllegalArgumentException("storage tiers must be 1..5, got " + tiers);
+        if (tiers < 1 || tiers > MAX_TIERS) {
+            throw new IllegalArgumentException("storage tiers must be 1.." + MAX_TIERS + ", got " + tiers);
         }
         if (datafileMaxBytes < 64 * 1024) {
             throw new IllegalArgumentException("datafile size must be at least 64 KiB, got " + datafileMaxBytes);
         }
+        if (tierGrouping < 2 || tierGrouping > 255) {
+            throw new IllegalArgumentException("tier grouping must be 2..255, got " + tierGrouping);
+        }
+        quotaBytes = perTier(quotaBytes, "quota");
+        maxAgeSeconds = perTier(maxAgeSeconds, "maximum age");
+        tierDirs = tierDirs == null ? new Path[MAX_TIERS] : Arrays.copyOf(tierDirs, MAX_TIERS);
+    }
+
+    private static long[] perTier(long[] v, String what) {
+        long[] out = v == null ? new long[MAX_TIERS] : Arrays.copyOf(v, MAX_TIERS);
+        for (int t = 0; t < MAX_TIERS; t++) {
+            if (out[t] < 0) {
+                throw new IllegalArgumentException("tier " + t + " " + what + " must not be negative, got " + out[t]);
+            }
+        }
+        return out;
     }
 
     /** Defaults: 1 tier, datafiles sized for a 1 GiB quota, fsync per datafile, real files. */
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, 1, datafileSizeForQuota(1L << 30), FsyncPolicy.PER_DATAFILE,
-                FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime);
+                FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null);
     }
 
     /** DBENGINE's sizing: about 50 datafiles per tier quota, each 4 MiB to 512 MiB. */
@@ -51,22 +78,96 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
     }
 
     public EngineConfig withIo(FileIo fileIo) {
-        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, fileIo, seed, flushMaxAgeMillis, nanoClock);
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, fileIo, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
     }
 
     public EngineConfig withDatafileMaxBytes(long bytes) {
-        return new EngineConfig(dir, tiers, bytes, fsync, io, seed, flushMaxAgeMillis, nanoClock);
+        return new EngineConfig(dir, tiers, bytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
     }
 
     public EngineConfig withFsync(FsyncPolicy policy) {
-        return new EngineConfig(dir, tiers, datafileMaxBytes, policy, io, seed, flushMaxAgeMillis, nanoClock);
+        return new EngineConfig(dir, tiers, datafileMaxBytes, policy, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
     }
 
     public EngineConfig withFlushMaxAgeMillis(int millis) {
-        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, millis, nanoClock);
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, millis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+    }
+
+    public EngineConfig withTiers(int n) {
+        return new EngineConfig(dir, n, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+    }
+
+    public EngineConfig withTierGrouping(int grouping) {
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                grouping, quotaBytes, maxAgeSeconds, tierDirs);
+    }
+
+    public EngineConfig withNanoClock(LongSupplier clock) {
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, clock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+    }
+
+    /** Sets the disk quota of {@code tier} in bytes (0: none). */
+    public EngineConfig withQuota(int tier, long bytes) {
+        long[] q = quotaBytes.clone();
+        q[tier] = bytes;
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, q, maxAgeSeconds, tierDirs);
+    }
+
+    /** Sets the maximum age of the data of {@code tier} in seconds (0: none). */
+    public EngineConfig withMaxAge(int tier, long seconds) {
+        long[] a = maxAgeSeconds.clone();
+        a[tier] = seconds;
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, a, tierDirs);
+    }
+
+    /** Puts the files of {@code tier} in {@code tierDir} (another disk) instead of {@code dir/tier<N>}. */
+    public EngineConfig withTierDir(int tier, Path tierDir) {
+        Path[] d = tierDirs.clone();
+        d[tier] = tierDir;
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, d);
+    }
+
+    public long quotaBytes(int tier) {
+        return quotaBytes[tier];
+    }
+
+    public long maxAgeSeconds(int tier) {
+        return maxAgeSeconds[tier];
+    }
+
+    /**
+     * The datafile size of {@code tier}: the configured size, or smaller when the tier has a quota,
+     * so that a tier keeps about 50 datafiles and never exceeds its quota by more than one.
+     */
+    public long datafileMaxBytes(int tier) {
+        long q = quotaBytes[tier];
+        if (q <= 0) {
+            return datafileMaxBytes;
+        }
+        // A quota below 4 datafiles of the minimum size (tests, tiny disks) still rotates by file.
+        return Math.max(64 * 1024, Math.min(Math.min(datafileMaxBytes, datafileSizeForQuota(q)), q / 4));
+    }
+
+    /** Seconds between two points of {@code tier} for a metric collected every {@code updateEvery}. */
+    public long tierStep(int tier, int updateEvery) {
+        long s = updateEvery;
+        for (int t = 0; t < tier; t++) {
+            s *= tierGrouping;
+        }
+        return s;
     }
 
     public Path tierDir(int tier) {
-        return dir.resolve("tier" + tier);
+        Path d = tierDirs[tier];
+        return d != null ? d : dir.resolve("tier" + tier);
     }
 }

@@ -234,7 +234,7 @@ public final class TierStore implements Closeable {
         ByteBuffer ext = w.build(pages, from, to);
         int len = ext.limit();
         io.strata.engine.extent.PageDescriptor[] ds = descriptors(w);
-        if (current != null && current.file.size() + len > cfg.datafileMaxBytes() && current.open.extentCount() > 0) {
+        if (current != null && current.file.size() + len > cfg.datafileMaxBytes(tier) && current.open.extentCount() > 0) {
             closeCurrent();
         }
         if (current == null) {
