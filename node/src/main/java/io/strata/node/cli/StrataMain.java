@@ -17,6 +17,7 @@ import picocli.CommandLine.HelpCommand;
         subcommands = {
                 DbCommand.class,
                 BenchCommand.class,
+                DiskCheckCommand.class,
                 HelpCommand.class,
         },
         // -----------------------------------------------------------------------------------
