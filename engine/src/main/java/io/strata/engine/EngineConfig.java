@@ -26,10 +26,12 @@ import java.util.function.LongSupplier;
  * @param quotaBytes       per tier, the disk quota of its datafiles and journals; 0 = no quota
  * @param maxAgeSeconds    per tier, the retention by age; 0 = none
  * @param tierDirs         per tier, where its files live; a null entry means {@code dir/tier<N>}
+ * @param cacheBytes       bound of the clean-page and extent caches together; 0 sizes them from
+ *                         the number of metrics ({@link #autoCacheBytes})
  */
 public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPolicy fsync, FileIo io, long seed,
                            int flushMaxAgeMillis, LongSupplier nanoClock, int tierGrouping, long[] quotaBytes,
-                           long[] maxAgeSeconds, Path[] tierDirs) {
+                           long[] maxAgeSeconds, Path[] tierDirs, long cacheBytes) {
 
     public static final long MIN_DATAFILE_BYTES = 4L << 20;
     public static final long MAX_DATAFILE_BYTES = 512L << 20;
@@ -54,6 +56,9 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         quotaBytes = perTier(quotaBytes, "quota");
         maxAgeSeconds = perTier(maxAgeSeconds, "maximum age");
         tierDirs = tierDirs == null ? new Path[MAX_TIERS] : Arrays.copyOf(tierDirs, MAX_TIERS);
+        if (cacheBytes < 0) {
+            throw new IllegalArgumentException("cache size must not be negative, got " + cacheBytes);
+        }
     }
 
     private static long[] perTier(long[] v, String what) {
@@ -69,7 +74,7 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
     /** Defaults: 1 tier, datafiles sized for a 1 GiB quota, fsync per datafile, real files. */
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, 1, datafileSizeForQuota(1L << 30), FsyncPolicy.PER_DATAFILE,
-                FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null);
+                FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null, 0);
     }
 
     /** DBENGINE's sizing: about 50 datafiles per tier quota, each 4 MiB to 512 MiB. */
@@ -79,37 +84,37 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
 
     public EngineConfig withIo(FileIo fileIo) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, fileIo, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
     }
 
     public EngineConfig withDatafileMaxBytes(long bytes) {
         return new EngineConfig(dir, tiers, bytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
     }
 
     public EngineConfig withFsync(FsyncPolicy policy) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, policy, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
     }
 
     public EngineConfig withFlushMaxAgeMillis(int millis) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, millis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
     }
 
     public EngineConfig withTiers(int n) {
         return new EngineConfig(dir, n, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
     }
 
     public EngineConfig withTierGrouping(int grouping) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                grouping, quotaBytes, maxAgeSeconds, tierDirs);
+                grouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
     }
 
     public EngineConfig withNanoClock(LongSupplier clock) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, clock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
     }
 
     /** Sets the disk quota of {@code tier} in bytes (0: none). */
@@ -117,7 +122,7 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         long[] q = quotaBytes.clone();
         q[tier] = bytes;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, q, maxAgeSeconds, tierDirs);
+                tierGrouping, q, maxAgeSeconds, tierDirs, cacheBytes);
     }
 
     /** Sets the maximum age of the data of {@code tier} in seconds (0: none). */
@@ -125,7 +130,7 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         long[] a = maxAgeSeconds.clone();
         a[tier] = seconds;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, a, tierDirs);
+                tierGrouping, quotaBytes, a, tierDirs, cacheBytes);
     }
 
     /** Puts the files of {@code tier} in {@code tierDir} (another disk) instead of {@code dir/tier<N>}. */
@@ -133,7 +138,25 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         Path[] d = tierDirs.clone();
         d[tier] = tierDir;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, d);
+                tierGrouping, quotaBytes, maxAgeSeconds, d, cacheBytes);
+    }
+
+    /** Bounds the caches at {@code bytes} (0: sized from the number of metrics). */
+    public EngineConfig withCacheBytes(long bytes) {
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, bytes);
+    }
+
+    /**
+     * The cache bound for {@code metrics} metrics: the configured one, or 32 MiB plus 512 bytes per
+     * metric and tier above 0 (Netdata sizes its cache at 8 KiB per metric and tier; Strata keeps
+     * hot and dirty pages outside this bound and encoded, and aims at 5 KiB per metric in all).
+     */
+    public long autoCacheBytes(long metrics) {
+        if (cacheBytes > 0) {
+            return cacheBytes;
+        }
+        return (32L << 20) + metrics * Math.max(1, tiers - 1) * 512L;
     }
 
     public long quotaBytes(int tier) {

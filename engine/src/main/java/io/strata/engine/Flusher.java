@@ -35,10 +35,11 @@ final class Flusher implements Runnable {
             .thenComparingLong(p -> p.startTime);
 
     private final LinkedBlockingQueue<DirtyPage> sealed = new LinkedBlockingQueue<>();
-    private final ConcurrentHashMap<Integer, DirtyPage[]> dirtyByMetric = new ConcurrentHashMap<>();
+    /** Per tier, the dirty pages of each metric (boxing per page, never per point). */
+    private final ConcurrentHashMap<Integer, DirtyPage[]>[] dirtyByMetric;
     private final TierStore[] tiers;
     private final ReentrantReadWriteLock memoryLock;
-    private final PageMemory memory;
+    private final PageMemory[] memory;
     private final long maxAgeNanos;
     private final java.util.function.LongSupplier nanoClock;
     private final ExtentWriter writer = new ExtentWriter();
@@ -50,6 +51,8 @@ final class Flusher implements Runnable {
     private IOException flushError;
     private volatile boolean running = true;
     private volatile long pagesFlushed;
+    /** The newest point time written to any tier: the "now" of the maximum-age rule. */
+    private long newestWritten;
     private volatile IOException lastError;
 
     /** An action that may fail with an I/O error. */
@@ -65,9 +68,14 @@ final class Flusher implements Runnable {
      *                      metrics in them is made durable first, so that no durable point is
      *                      ever without its definition
      */
-    Flusher(TierStore[] tiers, ReentrantReadWriteLock memoryLock, PageMemory memory, long maxAgeNanos,
+    @SuppressWarnings("unchecked")
+    Flusher(TierStore[] tiers, ReentrantReadWriteLock memoryLock, PageMemory[] memory, long maxAgeNanos,
             java.util.function.LongSupplier nanoClock, IoAction beforeExtents) {
         this.memory = memory;
+        this.dirtyByMetric = new ConcurrentHashMap[tiers.length];
+        for (int t = 0; t < tiers.length; t++) {
+            dirtyByMetric[t] = new ConcurrentHashMap<>();
+        }
         this.beforeExtents = beforeExtents;
         this.tiers = tiers;
         this.memoryLock = memoryLock;
@@ -77,7 +85,7 @@ final class Flusher implements Runnable {
 
     /** Called by collectors when a page is sealed; never blocks. */
     void accept(DirtyPage p) {
-        dirtyByMetric.compute(p.metricId, (k, old) -> {
+        dirtyByMetric[p.tier].compute(p.metricId, (k, old) -> {
             if (old == null) {
                 return new DirtyPage[]{p};
             }
@@ -88,9 +96,9 @@ final class Flusher implements Runnable {
         sealed.add(p);
     }
 
-    /** Dirty pages of a metric not yet on disk, or null. */
-    DirtyPage[] dirtyPages(int metric) {
-        return dirtyByMetric.get(metric);
+    /** Dirty pages of a metric in a tier not yet on disk, or null. */
+    DirtyPage[] dirtyPages(int tier, int metric) {
+        return dirtyByMetric[tier].get(metric);
     }
 
     int pendingPages() {
@@ -201,7 +209,9 @@ final class Flusher implements Runnable {
     private void recycle() {
         memoryLock.writeLock().lock();
         try {
-            memory.recycleRetired(4096);
+            for (PageMemory m : memory) {
+                m.recycleRetired(4096);
+            }
         } finally {
             memoryLock.writeLock().unlock();
         }
@@ -253,6 +263,9 @@ final class Flusher implements Runnable {
                     continue;
                 }
                 tiers[tier].write(writer, batch, i, end);
+                for (int k = i; k < end; k++) {
+                    newestWritten = Math.max(newestWritten, batch.get(k).endTime());
+                }
                 release(i, end);
                 i = end;
             }
@@ -261,12 +274,15 @@ final class Flusher implements Runnable {
             batch.clear();
             batch.addAll(kept);
         }
+        for (TierStore t : tiers) {
+            t.enforceRetention(newestWritten);
+        }
     }
 
     private void release(int from, int to) {
         for (int k = from; k < to; k++) {
             DirtyPage p = batch.get(k);
-            dirtyByMetric.computeIfPresent(p.metricId, (m, old) -> {
+            dirtyByMetric[p.tier].computeIfPresent(p.metricId, (m, old) -> {
                 if (old.length == 1) {
                     return old[0] == p ? null : old;
                 }
@@ -288,7 +304,9 @@ final class Flusher implements Runnable {
         drainQueue();
         int n = batch.size();
         batch.clear();
-        dirtyByMetric.clear();
+        for (var m : dirtyByMetric) {
+            m.clear();
+        }
         return n;
     }
 }

@@ -1,6 +1,9 @@
 package io.strata.engine;
 
-import io.strata.engine.extent.ExtentReader;
+import io.strata.engine.cache.PageCache;
+import io.strata.engine.page.HotAggregateTable;
+import io.strata.engine.query.AggregateSink;
+import io.strata.engine.query.QueryResult;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.engine.page.DirtyPage;
 import io.strata.engine.page.HotPageTable;
@@ -38,12 +41,18 @@ public final class StorageEngine implements Closeable {
     private final RecoveryReport report;
     private final TierStore[] tiers;
     private final HotPageTable hot0;
-    private final PageMemory pageMemory0 = new PageMemory(DiskFormat.TIER0_PAGE_BYTES);
+    /** Tiers 1..N-1; index 0 unused. */
+    private final HotAggregateTable[] hotN;
+    private final PageMemory[] pageMemory;
     private final Flusher flusher;
+    private final PageCache cache;
+    private final TierReader reader;
+    private final LongAdder queries = new LongAdder();
     private final Thread flusherThread;
     private final ReentrantReadWriteLock memoryLock = new ReentrantReadWriteLock();
     private final LongAdder pointsStored = new LongAdder();
     private final LongAdder pointsRejected = new LongAdder();
+    private final LongAdder readErrors = new LongAdder();
     private volatile boolean closed;
 
     private StorageEngine(EngineConfig cfg, MetricRegistry registry, MetadataStore metadata, RecoveryReport report,
@@ -54,9 +63,39 @@ public final class StorageEngine implements Closeable {
         this.report = report;
         this.tiers = tiers;
         long maxAge = cfg.flushMaxAgeMillis() * 1_000_000L;
-        this.flusher = new Flusher(tiers, memoryLock, pageMemory0, maxAge, cfg.nanoClock(),
+        this.pageMemory = new PageMemory[tiers.length];
+        for (int t = 0; t < tiers.length; t++) {
+            // Granules of 1/8 page (1/3 of the small tier-2+ page): hot pages grow as they fill.
+            int pb = DiskFormat.pageBytes(t);
+            pageMemory[t] = new PageMemory(pb, pb % 512 == 0 ? pb / 8 : pb / 3);
+        }
+        this.flusher = new Flusher(tiers, memoryLock, pageMemory, maxAge, cfg.nanoClock(),
                 cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : metadata::sync);
-        this.hot0 = new HotPageTable(registry, flusher::accept, pageMemory0, cfg.seed(), cfg.nanoClock());
+        this.hot0 = new HotPageTable(registry, flusher::accept, pageMemory[0], cfg.seed(), cfg.nanoClock());
+        this.hotN = new HotAggregateTable[tiers.length];
+        for (int t = 1; t < tiers.length; t++) {
+            hotN[t] = new HotAggregateTable(t, cfg.tierGrouping(), registry, flusher::accept, pageMemory[t], cfg.seed(),
+                    cfg.nanoClock());
+        }
+        this.cache = new PageCache(cfg.autoCacheBytes(0) * 3 / 4, cfg.autoCacheBytes(0) / 4);
+        this.reader = new TierReader(tiers, flusher, hot0, hotN, memoryLock, cache, readErrors);
+        for (int t = 0; t < tiers.length; t++) {
+            tiers[t].addDeletionListener(cache::invalidate);
+            int tier = t;
+            // When rotation leaves a metric nothing on disk, its first time is its oldest dirty page.
+            tiers[t].setMemoryFirstTime(m -> {
+                DirtyPage[] d = flusher.dirtyPages(tier, m);
+                long first = MetricRegistry.NO_TIME;
+                if (d != null) {
+                    for (DirtyPage p : d) {
+                        if (first == MetricRegistry.NO_TIME || p.startTime < first) {
+                            first = p.startTime;
+                        }
+                    }
+                }
+                return first;
+            });
+        }
         this.flusherThread = new Thread(flusher, "strata-flusher");
         this.flusherThread.setDaemon(true);
     }
@@ -98,6 +137,16 @@ public final class StorageEngine implements Closeable {
         }
         StorageEngine e = new StorageEngine(cfg, registry, metadata, report, tiers);
         e.flusherThread.start();
+        try {
+            Backfill.run(registry, cfg, e.reader, e.hotN);
+        } catch (IOException | RuntimeException ex) {
+            try {
+                e.close();
+            } catch (IOException suppressed) {
+                ex.addSuppressed(suppressed);
+            }
+            throw ex;
+        }
         return e;
     }
 
@@ -144,6 +193,9 @@ public final class StorageEngine implements Closeable {
                     + time + " must be positive, the time below 2^32");
         }
         if (hot0.store(metric, time, updateEvery, sn) == HotPageTable.STORED) {
+            for (int t = 1; t < hotN.length; t++) {
+                hotN[t].add(metric, time, updateEvery, sn);
+            }
             pointsStored.increment();
             return true;
         }
@@ -162,6 +214,9 @@ public final class StorageEngine implements Closeable {
      */
     public void flush() throws IOException {
         hot0.sealAll();
+        for (int t = 1; t < hotN.length; t++) {
+            hotN[t].sealAll();
+        }
         flusher.flush(120_000);
         metadata.sync();
     }
@@ -174,100 +229,39 @@ public final class StorageEngine implements Closeable {
     }
 
     /**
-     * Reads the tier-0 points of {@code metric} in {@code [after, before]} (unsigned seconds) from
-     * disk, dirty and hot pages, in time order; returns how many were delivered. A damaged extent
-     * is skipped (its points are absent) and counted in {@link #readErrors()}.
+     * Reads the tier-0 points of {@code metric} in {@code [after, before]} (unsigned seconds) as
+     * stored, from disk, dirty and hot pages, in time order; returns how many were delivered. A
+     * damaged extent is skipped (its points are absent) and counted in {@link #readErrors()}.
      */
     public long queryTier0(int metric, long after, long before, Tier0Consumer out) throws IOException {
-        List<TierStore.PageRef> refs = new ArrayList<>();
-        int[] points = new int[DiskFormat.pagePoints(0)];
-        long delivered = 0;
-        long lastTime = -1;
-        TierStore t0 = tiers[0];
-        memoryLock.readLock().lock();
-        t0.readLock().lock();
-        try {
-            t0.pages(metric, after, before, refs);
-            DirtyPage[] dirty = flusher.dirtyPages(metric);
-            HotPageTable.HotSnapshot hs = new HotPageTable.HotSnapshot();
-            int[] hotPoints = new int[DiskFormat.pagePoints(0)];
-            boolean hasHot = hot0.snapshot(metric, hotPoints, hs);
-            // Sources in start order: disk pages, then dirty, then hot; overlaps are dropped by time.
-            int nd = dirty == null ? 0 : dirty.length;
-            int total = refs.size() + nd + (hasHot ? 1 : 0);
-            long[] keys = new long[total];
-            for (int i = 0; i < total; i++) {
-                long start = i < refs.size() ? refs.get(i).startTime()
-                        : i < refs.size() + nd ? dirty[i - refs.size()].startTime : hs.startTime;
-                keys[i] = (start << 20) | i;
-            }
-            java.util.Arrays.sort(keys);
-            ExtentReader reader = new ExtentReader();
-            TierStore.PageRef openExtent = null;
-            for (long k : keys) {
-                int i = (int) (k & ((1 << 20) - 1));
-                long start;
-                int ue;
-                int n;
-                int[] src;
-                if (i < refs.size()) {
-                    TierStore.PageRef r = refs.get(i);
-                    if (openExtent == null || openExtent.file() != r.file() || openExtent.extentOffset() != r.extentOffset()) {
-                        ByteBuffer ext = r.file().read(r.extentOffset(), r.extentLength());
-                        try {
-                            reader.open(ext, r.file().path().toString(), r.extentOffset());
-                            openExtent = r;
-                        } catch (CorruptionException e) {
-                            readErrors.increment();
-                            openExtent = null;
-                            log.warn("query skipped a damaged extent: {}", e.getMessage());
-                            continue;
-                        }
-                    }
-                    try {
-                        n = reader.decodeTier0(r.slot(), points);
-                    } catch (CorruptionException e) {
-                        readErrors.increment();
-                        log.warn("query skipped a damaged page: {}", e.getMessage());
-                        continue;
-                    }
-                    start = r.startTime();
-                    ue = r.updateEvery();
-                    src = points;
-                } else if (i < refs.size() + nd) {
-                    DirtyPage d = dirty[i - refs.size()];
-                    start = d.startTime;
-                    ue = d.updateEvery;
-                    n = d.entries;
-                    io.strata.engine.page.PageCodecTier0.decode(d.encoded, 0, d.encoded.length, points, n);
-                    src = points;
-                } else {
-                    start = hs.startTime;
-                    ue = hs.updateEvery;
-                    n = hs.entries;
-                    src = hotPoints;
-                }
-                for (int s = 0; s < n; s++) {
-                    long tm = start + (long) s * ue;
-                    if (tm < after || tm <= lastTime) {
-                        continue;
-                    }
-                    if (tm > before) {
-                        break;
-                    }
-                    out.point(tm, src[s]);
-                    lastTime = tm;
-                    delivered++;
-                }
-            }
-        } finally {
-            t0.readLock().unlock();
-            memoryLock.readLock().unlock();
-        }
-        return delivered;
+        long[] delivered = new long[1];
+        reader.read(0, metric, after, before, after - 1, (TierReader.StorageNumberSink) (time, step, sn) -> {
+            out.point(time, sn);
+            delivered[0]++;
+        });
+        return delivered[0];
     }
 
-    private final LongAdder readErrors = new LongAdder();
+    /**
+     * Queries {@code metric} (collected every {@code updateEvery} seconds) over {@code (after,
+     * before]} for about {@code points} output points (0: one per collected point): chooses the
+     * tier, stitches tiers where one lacks the range, and delivers per output point the sum, min,
+     * max, count and anomaly count of what was stored; gaps have count 0. Thread-safe; runs
+     * beside collection and flushing.
+     */
+    public QueryResult query(int metric, int updateEvery, long after, long before, int points, AggregateSink out)
+            throws IOException {
+        queries.increment();
+        return QueryExecutor.run(reader, registry, cfg, metric, updateEvery, after, before, points, out);
+    }
+
+    /** {@link #query} with the update_every of the metric's chart, from the metadata. */
+    public QueryResult query(int metric, long after, long before, int points, AggregateSink out) throws IOException {
+        int chart = registry.chartId(metric);
+        int ue = chart >= 0 ? metadata.chart(chart).updateEvery() : 1;
+        return query(metric, ue, after, before, points, out);
+    }
+
 
     /** Points stored since open. */
     public long pointsStored() {
@@ -291,7 +285,15 @@ public final class StorageEngine implements Closeable {
 
     /** Off-heap bytes of page memory (hot pages, retired and pooled blocks). */
     public long pageMemoryBytes() {
-        return pageMemory0.allocatedBytes();
+        long b = 0;
+        for (PageMemory m : pageMemory) {
+            b += m.allocatedBytes();
+        }
+        return b;
+    }
+
+    public PageCache cache() {
+        return cache;
     }
 
     public long pagesFlushed() {
@@ -325,7 +327,12 @@ public final class StorageEngine implements Closeable {
             log.error("closing with {} page(s) that could not be written", lost);
         }
         hot0.freeAll();
-        pageMemory0.freePooled();
+        for (int t = 1; t < hotN.length; t++) {
+            hotN[t].freeAll();
+        }
+        for (PageMemory m : pageMemory) {
+            m.freePooled();
+        }
         for (TierStore t : tiers) {
             try {
                 t.close();

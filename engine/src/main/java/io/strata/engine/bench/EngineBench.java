@@ -29,12 +29,26 @@ public final class EngineBench {
     /** First second written. */
     public static final long T0 = 1_700_000_000L;
 
+    /**
+     * @param quotaBytes per tier, the disk quota (rotation) that also sizes its datafiles; a tier
+     *                   past the array's end takes its last value
+     * @param readers    threads that query random metrics and ranges while the writers run and
+     *                   check every value against the dataset
+     */
     public record Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
-                          FsyncPolicy fsync, long datafileBytes) {
+                          FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers) {
         public Options {
-            if (metrics < 1 || seconds < 1 || writers < 1 || dimensionsPerChart < 1) {
-                throw new IllegalArgumentException("metrics, seconds, writers and dimensions per chart must be positive");
+            if (metrics < 1 || seconds < 1 || writers < 1 || dimensionsPerChart < 1 || tiers < 1 || readers < 0) {
+                throw new IllegalArgumentException("metrics, seconds, writers, tiers and dimensions per chart must be "
+                        + "positive, readers not negative");
             }
+            if (quotaBytes == null || quotaBytes.length == 0) {
+                throw new IllegalArgumentException("a quota per tier is needed");
+            }
+        }
+
+        long quota(int tier) {
+            return quotaBytes[Math.min(tier, quotaBytes.length - 1)];
         }
     }
 
@@ -42,7 +56,9 @@ public final class EngineBench {
                          double elapsedSeconds, double pointsPerSecond, Map<Integer, Long> bytesOnDisk,
                          Map<Integer, Double> bytesPerSample, long rssBytes, long rssBaselineBytes, long heapUsedBytes,
                          long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
-                         int registryBytesPerMetric, long datafiles, double idleMetricBytes) {
+                         int registryBytesPerMetric, long datafiles, double idleMetricBytes, int tiers, int readers,
+                         long queryPoints, double queryPointsPerSecond, long readErrors, long queries,
+                         long datafilesDeleted) {
     }
 
     private EngineBench() {
@@ -54,7 +70,11 @@ public final class EngineBench {
         }
         System.gc();
         long rssBaseline = rssBytes();
-        EngineConfig cfg = EngineConfig.defaults(o.dir()).withFsync(o.fsync()).withDatafileMaxBytes(o.datafileBytes());
+        EngineConfig cfg = EngineConfig.defaults(o.dir()).withFsync(o.fsync()).withTiers(o.tiers())
+                .withDatafileMaxBytes(EngineConfig.MAX_DATAFILE_BYTES);
+        for (int t = 0; t < o.tiers(); t++) {
+            cfg = cfg.withQuota(t, o.quota(t));
+        }
         long points = (long) o.metrics() * o.seconds();
         long[] gaps = new long[o.writers()];
         double elapsed;
@@ -65,6 +85,8 @@ public final class EngineBench {
         Map<Integer, Double> perSample = new LinkedHashMap<>();
         long datafiles = 0;
         double idleBytes;
+        Readers readers = null;
+        long deleted = 0;
         StorageEngine e = StorageEngine.open(cfg);
         try {
             long heapBefore = settledHeap();
@@ -75,16 +97,19 @@ public final class EngineBench {
             // writers own whole charts, so that a chart's dimensions fill their pages together
             int charts = (o.metrics() + o.dimensionsPerChart() - 1) / o.dimensionsPerChart();
             Thread[] threads = new Thread[o.writers()];
+            int[][] ranges = new int[o.writers()][];
+            java.util.concurrent.atomic.AtomicIntegerArray progress = new java.util.concurrent.atomic.AtomicIntegerArray(o.writers());
             CyclicBarrier start = new CyclicBarrier(o.writers() + 1);
             Throwable[] failure = new Throwable[1];
             for (int w = 0; w < o.writers(); w++) {
                 int from = Math.min(o.metrics(), (int) ((long) charts * w / o.writers()) * o.dimensionsPerChart());
                 int to = Math.min(o.metrics(), (int) ((long) charts * (w + 1) / o.writers()) * o.dimensionsPerChart());
                 int wi = w;
+                ranges[w] = new int[]{from, to};
                 threads[w] = new Thread(() -> {
                     try {
                         start.await();
-                        gaps[wi] = write(e, o.dataset(), ids, from, to, o.seconds());
+                        gaps[wi] = write(e, o.dataset(), ids, from, to, o.seconds(), progress, wi);
                     } catch (Throwable t) {
                         synchronized (failure) {
                             failure[0] = t;
@@ -99,8 +124,15 @@ public final class EngineBench {
                 throw new IllegalStateException(ex);
             }
             long t0 = System.nanoTime();
+            if (o.readers() > 0) {
+                readers = new Readers(e, o.dataset(), ids, ranges, progress, o.readers());
+                readers.start();
+            }
             for (Thread t : threads) {
                 t.join();
+            }
+            if (readers != null) {
+                readers.stop();
             }
             if (failure[0] != null) {
                 throw new IOException("a writer failed: " + failure[0], failure[0]);
@@ -111,7 +143,13 @@ public final class EngineBench {
             pageMem = e.pageMemoryBytes();
             e.flush();
             elapsed = (System.nanoTime() - t0) / 1e9;
+            for (int t = 0; t < cfg.tiers(); t++) {
+                deleted += e.tier(t).datafilesDeleted();
+            }
         } finally {
+            if (readers != null) {
+                readers.stop();
+            }
             e.close();
         }
         for (int t = 0; t < cfg.tiers(); t++) {
@@ -125,7 +163,8 @@ public final class EngineBench {
                 }
             }
             bytes.put(t, b);
-            perSample.put(t, t == 0 ? (double) b / points : 0.0);
+            double tierPoints = (double) points / cfg.tierStep(t, 1);
+            perSample.put(t, b / tierPoints);
         }
         long g = 0;
         for (long x : gaps) {
@@ -134,7 +173,9 @@ public final class EngineBench {
         return new Result(o.dataset().name(), o.metrics(), o.seconds(), o.writers(), points, g, elapsed,
                 points / elapsed, bytes, perSample, rss, rssBaseline, heap, pageMem, (double) rss / o.metrics(),
                 (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
-                idleBytes);
+                idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
+                readers == null ? 0 : readers.pointsPerSecond(), readers == null ? 0 : readers.errors(),
+                readers == null ? 0 : readers.queries(), deleted);
     }
 
     static int[] define(StorageEngine e, int metrics, int perChart) {
@@ -152,7 +193,8 @@ public final class EngineBench {
     }
 
     /** The hot loop: one second at a time over the writer's metrics. Returns gap points stored. */
-    private static long write(StorageEngine e, Dataset ds, int[] ids, int from, int to, int seconds) {
+    private static long write(StorageEngine e, Dataset ds, int[] ids, int from, int to, int seconds,
+                              java.util.concurrent.atomic.AtomicIntegerArray progress, int writer) {
         double[] row = new double[to - from];
         long gaps = 0;
         for (int s = 0; s < seconds; s++) {
@@ -165,6 +207,7 @@ public final class EngineBench {
                 }
                 e.store(ids[m], t, 1, v, StorageNumber.SN_DEFAULT_FLAGS);
             }
+            progress.lazySet(writer, s + 1);
         }
         return gaps;
     }

@@ -171,6 +171,24 @@ public final class ExtentReader {
         return d.entries;
     }
 
+    /**
+     * Decodes tier-1+ page {@code i} into {@code points} (4 ints per point, see
+     * {@link io.strata.engine.page.PageCodecTier1}); returns its entry count.
+     */
+    public int decodeTier1(int i, int[] points) throws CorruptionException {
+        PageDescriptor d = descriptor(i);
+        if (d.type != DiskFormat.PAGE_TYPE_TIER1) {
+            throw new IllegalArgumentException("page " + i + " is not a tier-1+ page");
+        }
+        decompress();
+        try {
+            io.strata.engine.page.PageCodecTier1.decode(raw, pageOffsets[i], d.encodedLength, points, d.entries);
+        } catch (IllegalArgumentException ex) {
+            throw new CorruptionException(file, offset, "page " + i + " does not decode: " + ex.getMessage());
+        }
+        return d.entries;
+    }
+
     /** Copies the raw bytes of (tier 1+) page {@code i} into {@code dst}; returns their length. */
     public int rawPage(int i, byte[] dst) throws CorruptionException {
         PageDescriptor d = descriptor(i);

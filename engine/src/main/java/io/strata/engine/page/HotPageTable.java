@@ -33,7 +33,14 @@ public final class HotPageTable {
     private final java.util.function.LongSupplier nanoClock;
     private volatile Chunk[] chunks = new Chunk[0];
 
+    /** Low bits of an {@code addr} word: the block's size class (blocks are 16-byte aligned). */
+    public static final long CLASS_MASK = 15;
+
+    /** Ordered access to the {@code addr} words that readers follow. */
+    static final java.lang.invoke.VarHandle ADDR = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+
     private static final class Chunk {
+        /** The hot page's block address with its size class in the low 4 bits; 0: no hot page. */
         final long[] addr = new long[CHUNK];
         final int[] start = new int[CHUNK];
         /** Points written; at most a page (1024), so a short. */
@@ -121,13 +128,14 @@ public final class HotPageTable {
                     slot = 0;
                 } else {
                     slot = (int) idx;
+                    addr = ensureRoom(ch, s, addr, slot, n);
                     for (int g = n; g < slot; g++) {
-                        PageMemory.writeInt(addr + 4L * g, StorageNumber.SN_EMPTY_SLOT);
+                        PageMemory.writeInt((addr & ~CLASS_MASK) + 4L * g, StorageNumber.SN_EMPTY_SLOT);
                     }
                 }
             }
         }
-        PageMemory.writeInt(addr + 4L * slot, sn);
+        PageMemory.writeInt((addr & ~CLASS_MASK) + 4L * slot, sn);
         ch.entries[s] = (short) (slot + 1);
         long slotTime = Integer.toUnsignedLong(ch.start[s]) + (long) slot * updateEvery;
         registry.extend(metric, 0, slotTime, slotTime);
@@ -135,6 +143,33 @@ public final class HotPageTable {
             seal(ch, s, metric);
         }
         return STORED;
+    }
+
+    /**
+     * Moves the hot page to a larger block when {@code slot} is past its block: copies the
+     * {@code n} points written, publishes the new block in one store, then retires the old one
+     * (readers holding it still read valid memory until the flusher recycles it).
+     */
+    private long ensureRoom(Chunk ch, int s, long word, int slot, int n) {
+        int cls = (int) (word & CLASS_MASK);
+        if (4 * (slot + 1) <= memory.classBytes(cls)) {
+            return word;
+        }
+        int ncls = memory.classFor(4 * (slot + 1));
+        long na = memory.acquire(ncls);
+        checkAligned(na);
+        long old = word & ~CLASS_MASK;
+        PageMemory.copy(old, na, 4 * n);
+        long nw = na | ncls;
+        ADDR.setRelease(ch.addr, s, nw);
+        memory.retire(old, cls);
+        return nw;
+    }
+
+    public static void checkAligned(long a) {
+        if ((a & CLASS_MASK) != 0) {
+            throw new IllegalStateException("page memory block " + Long.toHexString(a) + " is not 16-byte aligned");
+        }
     }
 
     private long open(Chunk ch, int s, int metric, long time, int updateEvery) {
@@ -145,7 +180,8 @@ public final class HotPageTable {
             h ^= h >>> 31;
             cap = pagePoints / 2 + (int) Long.remainderUnsigned(h, pagePoints / 2 + 1);
         }
-        long addr = memory.acquire();
+        long addr = memory.acquire(0);
+        checkAligned(addr);
         ch.start[s] = (int) time;
         ch.updateEvery[s] = updateEvery;
         ch.capacity[s] = (short) cap;
@@ -155,21 +191,23 @@ public final class HotPageTable {
     }
 
     private void seal(Chunk ch, int s, int metric) {
-        long addr = ch.addr[s];
+        long word = ch.addr[s];
+        long addr = word & ~CLASS_MASK;
         int n = ch.entries[s];
         int[] pts = SEAL_POINTS.get();
         byte[] buf = SEAL_BYTES.get();
         PageMemory.copyToArray(addr, pts, n);
         int len = PageCodecTier0.encode(pts, n, buf, 0);
         byte[] encoded = java.util.Arrays.copyOf(buf, len);
-        // Publish "no hot page" before retiring the block: a reader that still sees the old
-        // address re-checks it after copying and retries.
-        ch.addr[s] = 0;
-        ch.sealedOnce[s] = true;
-        memory.retire(addr);
+        // The page is dirty (visible to readers there) before it stops being hot, and the block
+        // is retired only then: a reader finds the points in one place or the other, never in
+        // neither, and one that still copies the old block re-checks the address and retries.
         sink.accept(new DirtyPage(metric, registry.chartId(metric), 0, registry.uuidMsb(metric),
                 registry.uuidLsb(metric), Integer.toUnsignedLong(ch.start[s]), ch.updateEvery[s], n,
                 DiskFormat.PAGE_TYPE_TIER0, encoded, nanoClock.getAsLong()));
+        HotPageTable.ADDR.setRelease(ch.addr, s, 0L);
+        ch.sealedOnce[s] = true;
+        memory.retire(addr, (int) (word & CLASS_MASK));
     }
 
     /** Seals the hot page of {@code metric}, if it has one with points (shutdown, tests). */
@@ -201,8 +239,9 @@ public final class HotPageTable {
                 continue;
             }
             for (int s = 0; s < CHUNK; s++) {
-                if (ch.addr[s] != 0) {
-                    memory.free(ch.addr[s]);
+                long w = ch.addr[s];
+                if (w != 0) {
+                    memory.free(w & ~CLASS_MASK, (int) (w & CLASS_MASK));
                     ch.addr[s] = 0;
                 }
             }
@@ -223,15 +262,15 @@ public final class HotPageTable {
         Chunk ch = cs[c];
         int s = metric & MASK;
         for (int attempt = 0; attempt < 16; attempt++) {
-            long addr = ch.addr[s];
-            if (addr == 0) {
+            long word = (long) ADDR.getAcquire(ch.addr, s);
+            if (word == 0) {
                 return false;
             }
             int start = ch.start[s];
             int ue = ch.updateEvery[s];
-            int n = Math.min(ch.entries[s], ch.capacity[s]);
-            PageMemory.copyToArray(addr, dst, n);
-            if (ch.addr[s] == addr && ch.start[s] == start) {
+            int n = Math.min(Math.min(ch.entries[s], ch.capacity[s]), memory.classBytes((int) (word & CLASS_MASK)) / 4);
+            PageMemory.copyToArray(word & ~CLASS_MASK, dst, n);
+            if ((long) ADDR.getAcquire(ch.addr, s) == word && ch.start[s] == start) {
                 out.startTime = Integer.toUnsignedLong(start);
                 out.updateEvery = ue;
                 out.entries = n;

@@ -124,7 +124,13 @@ public final class MetricRegistry {
         return chunk(id).chartId[id & MASK];
     }
 
-    /** First time stored in {@code tier}, unsigned seconds, or {@link #NO_TIME}. */
+    /**
+     * First time stored in {@code tier}, unsigned seconds, or {@link #NO_TIME}: the tier holds
+     * nothing of the metric (never stored, or everything rotated away; {@link #lastTime} then
+     * still tells when it was last seen, and the next stored point sets the first time again).
+     * After a rotation it may be a lower bound rather than a point's time when the metric's only
+     * points left are in memory ({@code TierStore.setMemoryFirstTime}).
+     */
     public long firstTime(int id, int tier) {
         return Integer.toUnsignedLong(chunk(id).first[tier * CHUNK + (id & MASK)]);
     }
@@ -147,7 +153,12 @@ public final class MetricRegistry {
         }
     }
 
-    /** Sets the first time of {@code id} in {@code tier} (rotation moves it forward). */
+    /**
+     * Sets the first time of {@code id} in {@code tier}: rotation moves it forward when it deletes
+     * a datafile, to {@link #NO_TIME} when nothing of the metric is left in the tier. Called by the
+     * tier's writer while collectors may {@link #extend} the same entry (a race costs at most a
+     * first time that is briefly stale).
+     */
     public void setFirstTime(int id, int tier, long first) {
         chunk(id).first[tier * CHUNK + (id & MASK)] = (int) first;
     }

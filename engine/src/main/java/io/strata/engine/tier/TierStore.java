@@ -23,6 +23,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
+import java.util.function.IntToLongFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +36,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Writes come from the flushing thread only. Readers take the read lock while they hold page
  * references; the write lock is taken only to change the list of datafiles or swap an index.
+ *
+ * <p>Rotation and retention ({@link Retention}, {@code docs/format/datafile.md} "Rotation"): the
+ * tier keeps a running count of the bytes of its datafiles and journals; when a new datafile
+ * begins, the oldest datafiles are deleted while the tier is over its quota, and
+ * {@link #enforceRetention} also deletes those older than the maximum age. Writing, rotation and
+ * closing are serialised by this object's monitor.
  */
 public final class TierStore implements Closeable {
 
@@ -44,10 +52,12 @@ public final class TierStore implements Closeable {
     private final FileIo io;
     private final Path dir;
     private final MetricRegistry registry;
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-    private final List<Datafile> files = new ArrayList<>();
+    final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    /** Oldest first; changed only under the write lock, by the writer. */
+    final List<Datafile> files = new ArrayList<>();
     /** The datafile being written; null after a close whose successor could not be begun yet. */
-    private Datafile current;
+    Datafile current;
+    private final Retention retention;
     private JournalV1Writer journal;
     private int nextFileno = 1;
     private boolean journalBroken;
@@ -59,6 +69,11 @@ public final class TierStore implements Closeable {
         public final DataFile file;
         volatile PageIndex index;
         final OpenPageIndex open;
+        /** Bytes of the datafile and its journals in the tier's running count (writer only). */
+        long accounted;
+        /** Earliest page start and latest point of the pages it holds; NO_TIME when none. */
+        volatile long firstTime = MetricRegistry.NO_TIME;
+        volatile long lastTime = MetricRegistry.NO_TIME;
 
         Datafile(DataFile file, PageIndex index, OpenPageIndex open) {
             this.file = file;
@@ -68,6 +83,25 @@ public final class TierStore implements Closeable {
 
         public PageIndex index() {
             return index;
+        }
+
+        /** The earliest page start it holds (unsigned seconds), or {@link MetricRegistry#NO_TIME}. */
+        public long firstTime() {
+            return firstTime;
+        }
+
+        /** The time of the newest point it holds, or {@link MetricRegistry#NO_TIME}. */
+        public long lastTime() {
+            return lastTime;
+        }
+
+        void widen(long first, long last) {
+            if (firstTime == MetricRegistry.NO_TIME || first < firstTime) {
+                firstTime = first;
+            }
+            if (last > lastTime) {
+                lastTime = last;
+            }
         }
     }
 
@@ -85,14 +119,22 @@ public final class TierStore implements Closeable {
         this.io = cfg.io();
         this.dir = cfg.tierDir(tier);
         this.registry = registry;
+        this.retention = new Retention(this, tier, cfg, io, dir, registry);
     }
 
-    /** Opens the tier: recovers every datafile, then begins a new one for writing. */
+    /**
+     * Opens the tier: recovers every datafile, rotates the tier down to its quota when it is over
+     * it (logged), then begins a new datafile for writing.
+     */
     public static TierStore open(EngineConfig cfg, int tier, MetricRegistry registry, RecoveryReport report)
             throws IOException {
         TierStore t = new TierStore(tier, cfg, registry);
         t.recover(report);
         t.nextFileno = t.files.isEmpty() ? 1 : t.files.get(t.files.size() - 1).file.fileno() + 1;
+        for (Datafile d : t.files) {
+            t.retention.recount(d);
+        }
+        t.retention.atOpen();
         t.beginDatafile();
         return t;
     }
@@ -134,8 +176,10 @@ public final class TierStore implements Closeable {
             if (io.exists(v2)) {
                 try {
                     JournalV2 j2 = JournalV2.open(io, v2, tier, fileno, df.size());
-                    files.add(new Datafile(df, j2, null));
-                    learn(j2);
+                    Datafile d = new Datafile(df, j2, null);
+                    long[] range = learn(j2);
+                    d.widen(range[0], range[1]);
+                    files.add(d);
                     continue;
                 } catch (CorruptionException e) {
                     report.note(v2 + ": " + e.problem() + "; rebuilt from journal v1");
@@ -145,7 +189,7 @@ public final class TierStore implements Closeable {
                 }
             }
             DatafileRecovery.Outcome o = DatafileRecovery.rebuild(io, df, v1, registry, report, true);
-            learn(o.index());
+            long[] range = learn(o.index());
             if (o.extents() == 0) {
                 df.close();
                 io.delete(p);
@@ -161,7 +205,9 @@ public final class TierStore implements Closeable {
             } catch (IOException | CorruptionException e) {
                 report.note(v2 + ": could not be written (" + e.getMessage() + "); the index stays in memory");
             }
-            files.add(new Datafile(df, idx, idx instanceof OpenPageIndex op ? op : null));
+            Datafile d = new Datafile(df, idx, idx instanceof OpenPageIndex op ? op : null);
+            d.widen(range[0], range[1]);
+            files.add(d);
         }
     }
 
@@ -194,14 +240,23 @@ public final class TierStore implements Closeable {
         }
     }
 
-    private void learn(PageIndex idx) {
+    /** Widens the registry times of the metrics in {@code idx}; returns its time range {first, last}. */
+    private long[] learn(PageIndex idx) {
+        long[] range = {MetricRegistry.NO_TIME, MetricRegistry.NO_TIME};
         idx.forEachMetric((msb, lsb, first, last, pages) -> {
             int id = registry.register(msb, lsb, -1);
             registry.extend(id, tier, first, last);
+            if (range[0] == MetricRegistry.NO_TIME || first < range[0]) {
+                range[0] = first;
+            }
+            range[1] = Math.max(range[1], last);
         });
+        return range;
     }
 
     private void beginDatafile() throws IOException {
+        // Rotation point: the datafile just closed counts, the next one does not exist yet.
+        enforceQuota();
         int fileno = nextFileno;
         DataFile df = DataFile.create(io, dir, tier, fileno);
         JournalV1Writer j;
@@ -224,13 +279,23 @@ public final class TierStore implements Closeable {
         } finally {
             lock.writeLock().unlock();
         }
+        retention.grew(d, df.size() + j.size());
+    }
+
+    /** Deletes the oldest datafiles while over quota; a failure never stops the writer. */
+    private void enforceQuota() {
+        try {
+            retention.enforce(0, false);
+        } catch (RuntimeException e) {
+            log.error("tier {}: rotation failed: {}", tier, e.toString(), e);
+        }
     }
 
     /**
      * Writes {@code pages[from, to)} as one extent. On failure nothing is indexed and the caller
      * keeps the pages to try again; the datafile is left at a clean extent boundary.
      */
-    public void write(ExtentWriter w, List<DirtyPage> pages, int from, int to) throws IOException {
+    public synchronized void write(ExtentWriter w, List<DirtyPage> pages, int from, int to) throws IOException {
         ByteBuffer ext = w.build(pages, from, to);
         int len = ext.limit();
         io.strata.engine.extent.PageDescriptor[] ds = descriptors(w);
@@ -240,6 +305,7 @@ public final class TierStore implements Closeable {
         if (current == null) {
             beginDatafile();
         }
+        long journalBefore = journal.size();
         long offset;
         try {
             offset = current.file.append(ext);
@@ -278,6 +344,10 @@ public final class TierStore implements Closeable {
             }
         }
         current.open.addExtent(offset, len, ds, ds.length);
+        for (io.strata.engine.extent.PageDescriptor d : ds) {
+            current.widen(d.startTime, d.endTime());
+        }
+        retention.grew(current, len + journal.size() - journalBefore);
         extentsWritten++;
     }
 
@@ -290,7 +360,7 @@ public final class TierStore implements Closeable {
     }
 
     /** Closes the current datafile (sync, journal v2) and begins the next. */
-    public void rollover() throws IOException {
+    public synchronized void rollover() throws IOException {
         closeCurrent();
         beginDatafile();
     }
@@ -324,15 +394,7 @@ public final class TierStore implements Closeable {
             DatafileRecovery.rebuild(io, d.file, v1, registry, new RecoveryReport(), true);
         }
         if (d.open.extentCount() == 0) {
-            lock.writeLock().lock();
-            try {
-                files.remove(d);
-            } finally {
-                lock.writeLock().unlock();
-            }
-            d.file.close();
-            io.delete(d.file.path());
-            io.delete(v1);
+            retention.removeEmpty(d);
             return;
         }
         Path v2 = dir.resolve(DiskFormat.journalV2Name(tier, d.file.fileno()));
@@ -354,6 +416,7 @@ public final class TierStore implements Closeable {
                 // nothing more to do: an invalid v2 is detected and rebuilt at open
             }
         }
+        retention.recount(d);
     }
 
     /** Finds the pages of {@code metric} overlapping {@code [after, before]}; hold {@link #readLock()}. */
@@ -392,7 +455,76 @@ public final class TierStore implements Closeable {
         return writeFailures;
     }
 
-    /** Bytes of every datafile and journal of the tier. */
+    // ---- rotation and retention (Retention) -------------------------------------------------------
+
+    /**
+     * Deletes the oldest datafiles (each with its journals) while the tier is over its quota
+     * ({@code cfg.quotaBytes(tier)}, 0 = none) or while the oldest one is expired: the newest point
+     * it holds is older than {@code nowSeconds - cfg.maxAgeSeconds(tier)} (0 = no maximum age).
+     * Never deletes the datafile being written. Deletions left over by an earlier I/O error are
+     * retried first; while a datafile cannot be deleted nothing more is rotated.
+     *
+     * <p>{@code nowSeconds} is passed in rather than read from a clock: the engine passes the
+     * newest time it stored, so that retention follows the data (an accelerated benchmark, a test,
+     * a replayed history) and is deterministic. Any thread may call it (it waits for a write in
+     * progress), but not while holding {@link #readLock()}.
+     *
+     * @return how many datafiles were deleted from the disk by this call
+     */
+    public synchronized int enforceRetention(long nowSeconds) {
+        try {
+            return retention.enforce(nowSeconds, true);
+        } catch (RuntimeException e) {
+            log.error("tier {}: retention failed: {}", tier, e.toString(), e);
+            return 0;
+        }
+    }
+
+    /**
+     * Adds a listener called, on the writer's thread, after a datafile is removed from the list of
+     * datafiles (no reader holds a page reference into it any more) and before it is closed and
+     * deleted; caches drop its entries. Also called for a datafile closed without extents.
+     */
+    public void addDeletionListener(Consumer<DataFile> listener) {
+        retention.addListener(listener);
+    }
+
+    /**
+     * Gives the earliest time of a metric's points of this tier still in memory (hot or dirty
+     * pages), or {@link MetricRegistry#NO_TIME}; called on the writer's thread when rotation
+     * deletes the last datafile holding a metric, to set its registry first time. Without it, the
+     * first time of such a metric becomes a lower bound (one second after its last point in the
+     * deleted datafile) when the registry shows newer points, else {@link MetricRegistry#NO_TIME}.
+     */
+    public void setMemoryFirstTime(IntToLongFunction earliestInMemory) {
+        retention.setMemoryFirstTime(earliestInMemory);
+    }
+
+    /** Datafiles deleted by rotation (quota or age) since open. */
+    public long datafilesDeleted() {
+        return retention.datafilesDeleted();
+    }
+
+    /** Deletions (datafile or journal) that failed with an I/O error since open; each is retried. */
+    public long deleteFailures() {
+        return retention.deleteFailures();
+    }
+
+    /** Datafiles removed from the tier whose deletion failed and waits for a retry. */
+    public int datafilesPendingDeletion() {
+        return retention.datafilesPending();
+    }
+
+    /**
+     * The running count of the bytes of the tier's datafiles and journals, including files whose
+     * deletion failed and is pending: what the quota is checked against. Equal to
+     * {@link #bytesOnDisk()} when no other file is in the directory.
+     */
+    public long accountedBytes() {
+        return retention.bytes();
+    }
+
+    /** Bytes of every file in the tier directory (lists it). */
     public long bytesOnDisk() throws IOException {
         long total = 0;
         for (Path p : io.list(dir)) {
@@ -410,12 +542,17 @@ public final class TierStore implements Closeable {
     }
 
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
         IOException first = null;
         try {
             closeCurrent();
         } catch (IOException e) {
             first = e;
+        }
+        try {
+            retention.retryPending();
+        } catch (RuntimeException e) {
+            log.warn("tier {}: pending deletions not retried at close: {}", tier, e.toString());
         }
         lock.writeLock().lock();
         try {

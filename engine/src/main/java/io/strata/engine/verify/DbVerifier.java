@@ -118,6 +118,7 @@ public final class DbVerifier {
         MetricRegistry reg = new MetricRegistry(5);
         ExtentReader reader = new ExtentReader();
         int[] pts = new int[DiskFormat.pagePoints(0)];
+        int[] pts1 = new int[4 * DiskFormat.pagePoints(1)];
         for (Path p : io.list(tdir)) {
             bytes += io.size(p);
             String name = p.getFileName().toString();
@@ -175,7 +176,13 @@ public final class DbVerifier {
                                     }
                                 }
                             } else {
-                                points += reader.descriptor(i).entries;
+                                int n = reader.decodeTier1(i, pts1);
+                                points += n;
+                                for (int k = 0; k < n; k++) {
+                                    if ((pts1[4 * k + 3] & 0xFFFF) == 0) {
+                                        gaps++;
+                                    }
+                                }
                             }
                         }
                     } catch (CorruptionException ex) {

@@ -1,6 +1,5 @@
 package io.strata.node.cli;
 
-import io.strata.engine.EngineConfig;
 import io.strata.engine.FsyncPolicy;
 import io.strata.engine.bench.Dataset;
 import io.strata.engine.bench.EngineBench;
@@ -56,8 +55,17 @@ public final class BenchEngineCommand implements Callable<Integer> {
     @Option(names = "--fsync", description = "never, per-extent or per-datafile (default ${DEFAULT-VALUE}).", defaultValue = "per-datafile")
     String fsync;
 
-    @Option(names = "--quota-mb", description = "Tier-0 disk quota in MiB, which sizes datafiles (default ${DEFAULT-VALUE}).", defaultValue = "1024")
-    long quotaMb;
+    @Option(names = "--quota-mb", split = ",", description = "Disk quota in MiB per tier, Q0,Q1,...: rotation keeps "
+            + "each tier under it, and it sizes the datafiles; a missing tier takes the last value (default ${DEFAULT-VALUE}).",
+            defaultValue = "1024")
+    long[] quotaMb;
+
+    @Option(names = "--tiers", description = "Storage tiers, 1..5 (default ${DEFAULT-VALUE}).", defaultValue = "3")
+    int tiers;
+
+    @Option(names = "--readers", description = "Reader threads querying random metrics and ranges while the writers "
+            + "run, checking every value (default ${DEFAULT-VALUE}).", defaultValue = "0")
+    int readers;
 
     @Option(names = "--seed", description = "Seed of the synthetic datasets (default ${DEFAULT-VALUE}).", defaultValue = "42")
     long seed;
@@ -69,10 +77,13 @@ public final class BenchEngineCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (metrics < 1 || seconds < 1 || writers < 1 || perChart < 1 || quotaMb < 1) {
-            err.println("strata bench engine: --metrics, --seconds, --writers, --dimensions-per-chart and --quota-mb must be positive");
+        if (metrics < 1 || seconds < 1 || writers < 1 || perChart < 1 || tiers < 1 || tiers > 5 || readers < 0
+                || java.util.Arrays.stream(quotaMb).anyMatch(q -> q < 1)) {
+            err.println("strata bench engine: --metrics, --seconds, --writers, --dimensions-per-chart and --quota-mb must be "
+                    + "positive, --tiers 1..5, --readers not negative");
             return 2;
         }
+        long[] quotaBytes = java.util.Arrays.stream(quotaMb).map(q -> q << 20).toArray();
         FsyncPolicy policy;
         Dataset ds;
         try {
@@ -86,8 +97,8 @@ public final class BenchEngineCommand implements Callable<Integer> {
         Path d = temporary ? Files.createTempDirectory("strata-bench-") : dir;
         EngineBench.Result r;
         try {
-            r = EngineBench.run(new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy,
-                    EngineConfig.datafileSizeForQuota(quotaMb << 20)));
+            r = EngineBench.run(new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy, tiers,
+                    quotaBytes, readers));
         } catch (IOException e) {
             err.println("strata bench engine: " + e.getMessage());
             return 1;
@@ -122,6 +133,13 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("page_memory_bytes", r.pageMemoryBytes());
             o.put("registry_bytes_per_metric", r.registryBytesPerMetric());
             o.put("idle_metric_bytes", r.idleMetricBytes());
+            o.put("tiers", r.tiers());
+            o.put("readers", r.readers());
+            o.put("queries", r.queries());
+            o.put("query_points", r.queryPoints());
+            o.put("query_points_per_second", r.queryPointsPerSecond());
+            o.put("read_errors", r.readErrors());
+            o.put("datafiles_deleted", r.datafilesDeleted());
             out.println(mapper.writeValueAsString(o));
         } else {
             out.printf("dataset              %s%n", r.dataset());
@@ -130,8 +148,8 @@ public final class BenchEngineCommand implements Callable<Integer> {
             out.printf("elapsed              %.3f s (until the last extent was on disk)%n", r.elapsedSeconds());
             out.printf("write rate           %,.0f points/s%n", r.pointsPerSecond());
             for (Map.Entry<Integer, Double> e : r.bytesPerSample().entrySet()) {
-                out.printf("tier %d on disk       %,d bytes in %d datafile(s), %.4f bytes/sample%n", e.getKey(),
-                        r.bytesOnDisk().get(e.getKey()), r.datafiles(), e.getValue());
+                out.printf("tier %d on disk       %,d bytes, %.4f bytes/point%n", e.getKey(),
+                        r.bytesOnDisk().get(e.getKey()), e.getValue());
             }
             out.printf("memory per metric    %,.0f bytes (process RSS %,d / metrics); %,.0f over the RSS before the engine opened%n",
                     r.memoryPerMetricBytes(), r.rssBytes(), r.memoryPerMetricOverBaselineBytes());
@@ -139,6 +157,11 @@ public final class BenchEngineCommand implements Callable<Integer> {
                     r.pageMemoryBytes(), r.registryBytesPerMetric());
             out.printf("a defined metric     %,.0f bytes of heap before it is collected (registry and metadata)%n",
                     r.idleMetricBytes());
+            if (r.readers() > 0) {
+                out.printf("readers              %d: %,d queries, %,d points checked, %,.0f points/s, %d read error(s)%n",
+                        r.readers(), r.queries(), r.queryPoints(), r.queryPointsPerSecond(), r.readErrors());
+            }
+            out.printf("rotation             %d datafile(s) deleted%n", r.datafilesDeleted());
         }
         out.flush();
         return 0;

@@ -1,0 +1,252 @@
+package io.strata.engine;
+
+import io.strata.engine.cache.PageCache;
+import io.strata.engine.extent.ExtentReader;
+import io.strata.engine.page.DirtyPage;
+import io.strata.engine.page.HotAggregateTable;
+import io.strata.engine.page.HotPageTable;
+import io.strata.engine.page.PageCodecTier0;
+import io.strata.engine.page.PageCodecTier1;
+import io.strata.engine.page.StorageNumber;
+import io.strata.engine.tier.TierStore;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the points of one metric in one tier, in time order, from every place they can be: pages
+ * on disk (through the page cache, whole extents read at once, in file-offset order), dirty pages
+ * waiting for the flusher, and the hot page. Overlaps are dropped by time. Thread-safe; the
+ * scratch space is per thread.
+ */
+final class TierReader {
+
+    private static final Logger log = LoggerFactory.getLogger(TierReader.class);
+
+    /**
+     * Receives tier points; a tier-0 point is an aggregate of one value (count 1), a gap has count
+     * 0. {@code step} is the step of the page the point is in.
+     */
+    @FunctionalInterface
+    interface PointSink {
+        void point(long time, long step, double sum, double min, double max, int count, int anomalies);
+    }
+
+    /** A sink that wants tier-0 points as stored, not as values. */
+    interface StorageNumberSink extends PointSink {
+        void storageNumber(long time, long step, int sn);
+
+        @Override
+        default void point(long time, long step, double sum, double min, double max, int count, int anomalies) {
+            throw new UnsupportedOperationException("storage numbers only");
+        }
+    }
+
+    private final TierStore[] tiers;
+    private final Flusher flusher;
+    private final HotPageTable hot0;
+    private final HotAggregateTable[] hotN;
+    private final ReentrantReadWriteLock memoryLock;
+    private final PageCache cache;
+    private final LongAdder readErrors;
+
+    private static final class Scratch {
+        final List<TierStore.PageRef> refs = new ArrayList<>();
+        final int[] hot = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
+        final int[] dirty = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
+        final HotPageTable.HotSnapshot hs = new HotPageTable.HotSnapshot();
+        final ExtentReader reader = new ExtentReader();
+        long[] keys = new long[64];
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    TierReader(TierStore[] tiers, Flusher flusher, HotPageTable hot0, HotAggregateTable[] hotN,
+               ReentrantReadWriteLock memoryLock, PageCache cache, LongAdder readErrors) {
+        this.tiers = tiers;
+        this.flusher = flusher;
+        this.hot0 = hot0;
+        this.hotN = hotN;
+        this.memoryLock = memoryLock;
+        this.cache = cache;
+        this.readErrors = readErrors;
+    }
+
+    /**
+     * Delivers the points of {@code metric} in {@code tier} whose time is in {@code [after, before]}
+     * and after {@code notBefore}, in time order; returns the time of the last one delivered, or
+     * {@code notBefore} when none was.
+     */
+    long read(int tier, int metric, long after, long before, long notBefore, PointSink out) throws IOException {
+        Scratch sc = SCRATCH.get();
+        List<TierStore.PageRef> refs = sc.refs;
+        refs.clear();
+        long lastTime = notBefore;
+        TierStore store = tiers[tier];
+        memoryLock.readLock().lock();
+        store.readLock().lock();
+        try {
+            // A page moves hot -> dirty -> indexed, entering each before it leaves the previous:
+            // read in that order, it is found at least once (duplicates are dropped by time).
+            boolean hasHot = tier == 0 ? hot0.snapshot(metric, sc.hot, sc.hs) : hotN[tier].snapshot(metric, sc.hot, sc.hs);
+            DirtyPage[] dirty = flusher.dirtyPages(tier, metric);
+            store.pages(metric, after, before, refs);
+            int nr = refs.size();
+            int nd = dirty == null ? 0 : dirty.length;
+            int total = nr + nd + (hasHot ? 1 : 0);
+            if (sc.keys.length < total) {
+                sc.keys = new long[Math.max(total, sc.keys.length * 2)];
+            }
+            long[] keys = sc.keys;
+            for (int i = 0; i < total; i++) {
+                long start = i < nr ? refs.get(i).startTime() : i < nr + nd ? dirty[i - nr].startTime : sc.hs.startTime;
+                keys[i] = (start << 20) | i;
+            }
+            Arrays.sort(keys, 0, total);
+            for (int k = 0; k < total; k++) {
+                int i = (int) (keys[k] & ((1 << 20) - 1));
+                long start;
+                long step;
+                int n;
+                int[] src;
+                if (i < nr) {
+                    TierStore.PageRef r = refs.get(i);
+                    src = diskPage(r, sc, refs, keys, k, total);
+                    if (src == null) {
+                        continue;
+                    }
+                    start = r.startTime();
+                    step = r.updateEvery();
+                    n = r.entries();
+                } else if (i < nr + nd) {
+                    DirtyPage d = dirty[i - nr];
+                    start = d.startTime;
+                    step = d.updateEvery;
+                    n = d.entries;
+                    if (d.endTime() < after || d.endTime() <= lastTime) {
+                        continue;
+                    }
+                    src = sc.dirty;
+                    if (tier == 0) {
+                        PageCodecTier0.decode(d.encoded, 0, d.encoded.length, src, n);
+                    } else {
+                        PageCodecTier1.decode(d.encoded, 0, d.encoded.length, src, n);
+                    }
+                } else {
+                    start = sc.hs.startTime;
+                    step = sc.hs.updateEvery;
+                    n = sc.hs.entries;
+                    src = sc.hot;
+                }
+                lastTime = deliver(tier, src, start, step, n, after, before, lastTime, out);
+            }
+        } finally {
+            store.readLock().unlock();
+            memoryLock.readLock().unlock();
+        }
+        return lastTime;
+    }
+
+    private static long deliver(int tier, int[] src, long start, long step, int n, long after, long before,
+                                long lastTime, PointSink out) {
+        // Skip straight to the first slot in range instead of walking the page.
+        int s = 0;
+        long from = Math.max(after, lastTime + 1);
+        if (from > start) {
+            s = (int) Math.min(n, (from - start + step - 1) / step);
+        }
+        StorageNumberSink raw = out instanceof StorageNumberSink r ? r : null;
+        for (; s < n; s++) {
+            long tm = start + s * step;
+            if (tm > before) {
+                break;
+            }
+            if (raw != null && tier == 0) {
+                raw.storageNumber(tm, step, src[s]);
+            } else if (tier == 0) {
+                int sn = src[s];
+                if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                    out.point(tm, step, 0, 0, 0, 0, 0);
+                } else {
+                    double v = StorageNumber.unpack(sn);
+                    out.point(tm, step, v, v, v, 1, (sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0);
+                }
+            } else {
+                int w3 = src[4 * s + 3];
+                int count = w3 & 0xFFFF;
+                if (count == 0) {
+                    out.point(tm, step, 0, 0, 0, 0, 0);
+                } else {
+                    out.point(tm, step, Float.intBitsToFloat(src[4 * s]), Float.intBitsToFloat(src[4 * s + 1]),
+                            Float.intBitsToFloat(src[4 * s + 2]), count, w3 >>> 16);
+                }
+            }
+            lastTime = tm;
+        }
+        return lastTime;
+    }
+
+    /**
+     * The decoded points of a page on disk, from the page cache or else by reading its whole
+     * extent; every other page of that extent wanted by this query is decoded into the cache too,
+     * so that an extent is read once. Null when the extent or page is damaged (counted, logged).
+     */
+    private int[] diskPage(TierStore.PageRef r, Scratch sc, List<TierStore.PageRef> refs, long[] keys, int k,
+                           int total) throws IOException {
+        int[] cached = cache.get(r.file(), r.extentOffset(), r.slot());
+        if (cached != null) {
+            return cached;
+        }
+        ExtentReader reader = sc.reader;
+        ByteBuffer ext = cache.extent(r.file(), r.extentOffset(), r.extentLength());
+        try {
+            reader.open(ext, r.file().path().toString(), r.extentOffset());
+        } catch (CorruptionException e) {
+            readErrors.increment();
+            log.warn("query skipped a damaged extent: {}", e.getMessage());
+            return null;
+        }
+        int[] result = null;
+        // Decode this page and the later pages of the same extent this query wants.
+        for (int j = k; j < total; j++) {
+            int i = (int) (keys[j] & ((1 << 20) - 1));
+            if (i >= refs.size()) {
+                continue;
+            }
+            TierStore.PageRef q = refs.get(i);
+            if (q.file() != r.file() || q.extentOffset() != r.extentOffset()) {
+                continue;
+            }
+            if (j > k && cache.get(q.file(), q.extentOffset(), q.slot()) != null) {
+                continue;
+            }
+            int[] pts;
+            try {
+                if (q.type() == DiskFormat.PAGE_TYPE_TIER0) {
+                    pts = new int[q.entries()];
+                    reader.decodeTier0(q.slot(), pts);
+                } else {
+                    pts = new int[4 * q.entries()];
+                    reader.decodeTier1(q.slot(), pts);
+                }
+            } catch (CorruptionException e) {
+                readErrors.increment();
+                log.warn("query skipped a damaged page: {}", e.getMessage());
+                continue;
+            }
+            cache.put(q.file(), q.extentOffset(), q.slot(), pts);
+            if (j == k) {
+                result = pts;
+            }
+        }
+        return result;
+    }
+}

@@ -1,0 +1,386 @@
+package io.strata.engine.page;
+
+import io.strata.engine.DiskFormat;
+import io.strata.engine.registry.MetricRegistry;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * One higher tier (1..4) of every metric, updated in real time as tier 0 is collected, as
+ * Netdata's {@code store_metric_at_tier} does: each tier-0 point is merged into the metric's
+ * <em>open window</em> (sum, min, max, count, anomaly count) of {@code step = update_every ×
+ * grouping^tier} seconds; when a point arrives past the window, the window becomes one 16-byte
+ * point at the window's end time ({@code (T − step, T]}, T a multiple of step) in the tier's hot
+ * page. A window without values becomes a gap point (count 0). The open window itself is not
+ * visible to readers and not persisted: after a restart, backfill rebuilds it from tier 0.
+ *
+ * <p>Hot pages work as in {@link HotPageTable}: fixed step, gap points for missing windows, a
+ * change of {@code update_every} or a full page seals the page, encoded with
+ * {@link PageCodecTier1}, to the sink. State is a struct of arrays in chunks by metric id; one
+ * writer thread per metric; readers use {@link #snapshot}.
+ */
+public final class HotAggregateTable {
+
+    private static final int CHUNK_BITS = 12;
+    private static final int CHUNK = 1 << CHUNK_BITS;
+    private static final int MASK = CHUNK - 1;
+    /** Points of tier 1+ are 4 ints (see {@link PageCodecTier1}). */
+    private static final int INTS = 4;
+
+    private final int tier;
+    private final long groupingPow;
+    private final MetricRegistry registry;
+    private final Consumer<DirtyPage> sink;
+    private final PageMemory memory;
+    private final int pagePoints;
+    private final long seed;
+    private final LongSupplier nanoClock;
+    private volatile Chunk[] chunks = new Chunk[0];
+
+    private static final class Chunk {
+        // the open window
+        final double[] sum = new double[CHUNK];
+        final float[] min = new float[CHUNK];
+        final float[] max = new float[CHUNK];
+        final int[] count = new int[CHUNK];
+        final int[] anomalies = new int[CHUNK];
+        /** Unsigned seconds: the end of the open window; 0 when there is none. */
+        final int[] windowEnd = new int[CHUNK];
+        /** The tier-0 update_every of the open window. */
+        final int[] windowUe = new int[CHUNK];
+        // the hot page
+        final long[] addr = new long[CHUNK];
+        final int[] start = new int[CHUNK];
+        final short[] entries = new short[CHUNK];
+        final short[] capacity = new short[CHUNK];
+        /** The page's step in seconds (tier-0 update_every × grouping^tier). */
+        final int[] step = new int[CHUNK];
+        final boolean[] sealedOnce = new boolean[CHUNK];
+    }
+
+    private static final ThreadLocal<int[]> SEAL_POINTS =
+            ThreadLocal.withInitial(() -> new int[INTS * DiskFormat.pagePoints(1)]);
+    private static final ThreadLocal<byte[]> SEAL_BYTES =
+            ThreadLocal.withInitial(() -> new byte[PageCodecTier1.maxEncodedLength(DiskFormat.pagePoints(1))]);
+
+    public HotAggregateTable(int tier, int grouping, MetricRegistry registry, Consumer<DirtyPage> sink,
+                             PageMemory memory, long seed, LongSupplier nanoClock) {
+        if (tier < 1) {
+            throw new IllegalArgumentException("aggregate tiers start at 1, got " + tier);
+        }
+        long g = 1;
+        for (int t = 0; t < tier; t++) {
+            g *= grouping;
+        }
+        this.tier = tier;
+        this.groupingPow = g;
+        this.registry = registry;
+        this.sink = sink;
+        this.memory = memory;
+        this.pagePoints = DiskFormat.pagePoints(tier);
+        this.seed = seed;
+        this.nanoClock = nanoClock;
+    }
+
+    public int tier() {
+        return tier;
+    }
+
+    private Chunk chunkFor(int metric) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c < cs.length && cs[c] != null) {
+            return cs[c];
+        }
+        return grow(c);
+    }
+
+    private synchronized Chunk grow(int c) {
+        Chunk[] cs = chunks;
+        if (c >= cs.length) {
+            cs = Arrays.copyOf(cs, c + 1);
+        }
+        if (cs[c] == null) {
+            cs[c] = new Chunk();
+        }
+        chunks = cs;
+        return cs[c];
+    }
+
+    /**
+     * Merges tier-0 storage number {@code sn} of {@code metric} at {@code time} (collected every
+     * {@code updateEvery}) into the open window. Points at or before the open window are ignored
+     * (the tier-0 table has already refused them).
+     */
+    public void add(int metric, long time, int updateEvery, int sn) {
+        if (sn == StorageNumber.SN_EMPTY_SLOT) {
+            addAggregate(metric, time, updateEvery, 0, 0, 0, 0, 0);
+            return;
+        }
+        double v = StorageNumber.unpack(sn);
+        addAggregate(metric, time, updateEvery, v, v, v, 1, (sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0);
+    }
+
+    /**
+     * Merges an aggregate of a lower tier (backfill): {@code time} is the end of its interval,
+     * which lies in one window of this tier; {@code count} 0 is a gap, which only moves time.
+     */
+    public void addAggregate(int metric, long time, int updateEvery, double sum, double min, double max, int count,
+                             int anomalies) {
+        Chunk ch = chunkFor(metric);
+        int s = metric & MASK;
+        long end = Integer.toUnsignedLong(ch.windowEnd[s]);
+        long step = (long) updateEvery * groupingPow;
+        if (end == 0 || ch.windowUe[s] != updateEvery) {
+            if (end != 0) {
+                closeWindow(ch, s, metric);
+            }
+            openWindow(ch, s, time, updateEvery, step);
+        } else if (time > end) {
+            closeWindow(ch, s, metric);
+            openWindow(ch, s, time, updateEvery, step);
+        } else if (time <= end - step) {
+            return;
+        }
+        if (count == 0) {
+            return;
+        }
+        if (ch.count[s] == 0) {
+            ch.sum[s] = sum;
+            ch.min[s] = (float) min;
+            ch.max[s] = (float) max;
+        } else {
+            ch.sum[s] += sum;
+            if (min < ch.min[s]) {
+                ch.min[s] = (float) min;
+            }
+            if (max > ch.max[s]) {
+                ch.max[s] = (float) max;
+            }
+        }
+        ch.count[s] += count;
+        ch.anomalies[s] += anomalies;
+    }
+
+    private static void openWindow(Chunk ch, int s, long time, int updateEvery, long step) {
+        long end = (time + step - 1) / step * step;
+        ch.windowEnd[s] = (int) end;
+        ch.windowUe[s] = updateEvery;
+        ch.count[s] = 0;
+        ch.anomalies[s] = 0;
+        ch.sum[s] = 0;
+        ch.min[s] = 0;
+        ch.max[s] = 0;
+    }
+
+    /** Writes the open window as a point of the hot page. */
+    private void closeWindow(Chunk ch, int s, int metric) {
+        long end = Integer.toUnsignedLong(ch.windowEnd[s]);
+        int step = (int) (ch.windowUe[s] * groupingPow);
+        int count = ch.count[s];
+        int w0;
+        int w1;
+        int w2;
+        if (count == 0) {
+            w0 = 0;
+            w1 = 0;
+            w2 = 0;
+        } else {
+            w0 = Float.floatToRawIntBits((float) ch.sum[s]);
+            w1 = Float.floatToRawIntBits(ch.min[s]);
+            w2 = Float.floatToRawIntBits(ch.max[s]);
+        }
+        // u16 counts saturate: only tier 3+ with 1-second collection can pass 65535 points.
+        int w3 = Math.min(count, 0xFFFF) | (Math.min(ch.anomalies[s], 0xFFFF) << 16);
+        ch.windowEnd[s] = 0;
+        writePoint(ch, s, metric, end, step, w0, w1, w2, w3);
+    }
+
+    private void writePoint(Chunk ch, int s, int metric, long time, int step, int w0, int w1, int w2, int w3) {
+        long addr = ch.addr[s];
+        int slot;
+        if (addr == 0) {
+            addr = open(ch, s, metric, time, step);
+            slot = 0;
+        } else {
+            long start = Integer.toUnsignedLong(ch.start[s]);
+            int n = ch.entries[s];
+            if (step != ch.step[s]) {
+                seal(ch, s, metric);
+                addr = open(ch, s, metric, time, step);
+                slot = 0;
+            } else {
+                long d = time - start;
+                long idx = d / step;
+                if (d < 0 || idx < n) {
+                    return;
+                }
+                if (idx >= ch.capacity[s]) {
+                    seal(ch, s, metric);
+                    addr = open(ch, s, metric, time, step);
+                    slot = 0;
+                } else {
+                    slot = (int) idx;
+                    addr = ensureRoom(ch, s, addr, slot, n);
+                    for (int g = n; g < slot; g++) {
+                        long a = (addr & ~HotPageTable.CLASS_MASK) + 16L * g;
+                        PageMemory.writeInt(a, 0);
+                        PageMemory.writeInt(a + 4, 0);
+                        PageMemory.writeInt(a + 8, 0);
+                        PageMemory.writeInt(a + 12, 0);
+                    }
+                }
+            }
+        }
+        long a = (addr & ~HotPageTable.CLASS_MASK) + 16L * slot;
+        PageMemory.writeInt(a, w0);
+        PageMemory.writeInt(a + 4, w1);
+        PageMemory.writeInt(a + 8, w2);
+        PageMemory.writeInt(a + 12, w3);
+        ch.entries[s] = (short) (slot + 1);
+        registry.extend(metric, tier, time, time);
+        if (slot + 1 == ch.capacity[s]) {
+            seal(ch, s, metric);
+        }
+    }
+
+    /** As {@link HotPageTable}: moves the page to a larger block when {@code slot} is past its block. */
+    private long ensureRoom(Chunk ch, int s, long word, int slot, int n) {
+        int cls = (int) (word & HotPageTable.CLASS_MASK);
+        if (16 * (slot + 1) <= memory.classBytes(cls)) {
+            return word;
+        }
+        int ncls = memory.classFor(16 * (slot + 1));
+        long na = memory.acquire(ncls);
+        HotPageTable.checkAligned(na);
+        long old = word & ~HotPageTable.CLASS_MASK;
+        PageMemory.copy(old, na, 16 * n);
+        long nw = na | ncls;
+        HotPageTable.ADDR.setRelease(ch.addr, s, nw);
+        memory.retire(old, cls);
+        return nw;
+    }
+
+    private long open(Chunk ch, int s, int metric, long time, int step) {
+        int cap = pagePoints;
+        if (!ch.sealedOnce[s]) {
+            int chart = registry.chartId(metric);
+            long h = ((chart >= 0 ? chart : metric) * 0x9E3779B97F4A7C15L + seed) ^ (tier * 0xC2B2AE3D27D4EB4FL);
+            h ^= h >>> 31;
+            cap = Math.max(1, pagePoints / 2 + (int) Long.remainderUnsigned(h, pagePoints / 2 + 1));
+        }
+        long addr = memory.acquire(0);
+        HotPageTable.checkAligned(addr);
+        ch.start[s] = (int) time;
+        ch.step[s] = step;
+        ch.capacity[s] = (short) cap;
+        ch.entries[s] = 0;
+        ch.addr[s] = addr;
+        return addr;
+    }
+
+    private void seal(Chunk ch, int s, int metric) {
+        long word = ch.addr[s];
+        long addr = word & ~HotPageTable.CLASS_MASK;
+        int n = ch.entries[s];
+        int[] pts = SEAL_POINTS.get();
+        byte[] buf = SEAL_BYTES.get();
+        PageMemory.copyToArray(addr, pts, INTS * n);
+        int len = PageCodecTier1.encode(pts, n, buf, 0);
+        byte[] encoded = Arrays.copyOf(buf, len);
+        // The page is dirty (visible to readers there) before it stops being hot, and the block
+        // is retired only then: a reader finds the points in one place or the other, never in
+        // neither, and one that still copies the old block re-checks the address and retries.
+        sink.accept(new DirtyPage(metric, registry.chartId(metric), tier, registry.uuidMsb(metric),
+                registry.uuidLsb(metric), Integer.toUnsignedLong(ch.start[s]), ch.step[s], n,
+                DiskFormat.PAGE_TYPE_TIER1, encoded, nanoClock.getAsLong()));
+        HotPageTable.ADDR.setRelease(ch.addr, s, 0L);
+        ch.sealedOnce[s] = true;
+        memory.retire(addr, (int) (word & HotPageTable.CLASS_MASK));
+    }
+
+    /** Seals the hot page of {@code metric} if it has points; the open window stays open. */
+    public void sealIfAny(int metric) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c >= cs.length || cs[c] == null) {
+            return;
+        }
+        Chunk ch = cs[c];
+        int s = metric & MASK;
+        if (ch.addr[s] != 0 && ch.entries[s] > 0) {
+            seal(ch, s, metric);
+        }
+    }
+
+    /** Seals every hot page with points. Only while no writer stores (shutdown, flush barrier). */
+    public void sealAll() {
+        int n = registry.size();
+        for (int m = 0; m < n; m++) {
+            sealIfAny(m);
+        }
+    }
+
+    /** Frees every hot page without storing it. */
+    public void freeAll() {
+        for (Chunk ch : chunks) {
+            if (ch == null) {
+                continue;
+            }
+            for (int s = 0; s < CHUNK; s++) {
+                long w = ch.addr[s];
+                if (w != 0) {
+                    memory.free(w & ~HotPageTable.CLASS_MASK, (int) (w & HotPageTable.CLASS_MASK));
+                    ch.addr[s] = 0;
+                }
+            }
+        }
+    }
+
+    /**
+     * The end time of the open window of {@code metric} (unsigned seconds), or 0 when it has none:
+     * points up to {@code end − step} are in pages, the window's are still being aggregated.
+     */
+    public long openWindowEnd(int metric) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c >= cs.length || cs[c] == null) {
+            return 0;
+        }
+        return Integer.toUnsignedLong(cs[c].windowEnd[metric & MASK]);
+    }
+
+    /**
+     * Copies the points of the hot page of {@code metric} into {@code dst} (room for
+     * {@code 4 × pagePoints(1)} ints) and describes them in {@code out}; false when there is none.
+     */
+    public boolean snapshot(int metric, int[] dst, HotPageTable.HotSnapshot out) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c >= cs.length || cs[c] == null) {
+            return false;
+        }
+        Chunk ch = cs[c];
+        int s = metric & MASK;
+        for (int attempt = 0; attempt < 16; attempt++) {
+            long word = (long) HotPageTable.ADDR.getAcquire(ch.addr, s);
+            if (word == 0) {
+                return false;
+            }
+            int start = ch.start[s];
+            int step = ch.step[s];
+            int n = Math.min(Math.min(ch.entries[s], ch.capacity[s]),
+                    memory.classBytes((int) (word & HotPageTable.CLASS_MASK)) / 16);
+            PageMemory.copyToArray(word & ~HotPageTable.CLASS_MASK, dst, INTS * n);
+            if ((long) HotPageTable.ADDR.getAcquire(ch.addr, s) == word && ch.start[s] == start) {
+                out.startTime = Integer.toUnsignedLong(start);
+                out.updateEvery = step;
+                out.entries = n;
+                return true;
+            }
+        }
+        return false;
+    }
+}
