@@ -210,7 +210,7 @@ final class Flusher implements Runnable {
         memoryLock.writeLock().lock();
         try {
             for (PageMemory m : memory) {
-                m.recycleRetired(4096);
+                m.recycleRetired(256);
             }
         } finally {
             memoryLock.writeLock().unlock();

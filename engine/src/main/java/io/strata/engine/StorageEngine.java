@@ -255,6 +255,15 @@ public final class StorageEngine implements Closeable {
         return QueryExecutor.run(reader, registry, cfg, metric, updateEvery, after, before, points, out);
     }
 
+    /**
+     * Reads every page of {@code tier} from disk in file order, whole runs of extents at a time,
+     * decoding each page for {@code sink} (exports, whole-tier checks, the cold-scan benchmark).
+     * Holds the tier's read lock: rotation of that tier waits until the scan ends.
+     */
+    public TierScanner.Stats scanTier(int tier, TierScanner.PageSink sink) throws IOException {
+        return TierScanner.scan(tiers[tier], sink);
+    }
+
     /** {@link #query} with the update_every of the metric's chart, from the metadata. */
     public QueryResult query(int metric, long after, long before, int points, AggregateSink out) throws IOException {
         int chart = registry.chartId(metric);

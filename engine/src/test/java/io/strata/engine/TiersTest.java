@@ -116,6 +116,30 @@ class TiersTest {
             }
             assertTrue(e.tier(1).bytesOnDisk() > 0);
             assertTrue(e.tier(2).bytesOnDisk() > 0);
+            // a scan in file order meets every stored point once, with the stored values
+            long[] seen = new long[2];
+            var st = e.scanTier(0, (msb, lsb, start, step, entries, pts) -> {
+                int m = e.registry().lookup(msb, lsb);
+                for (int i = 0; i < entries; i++) {
+                    seen[0]++;
+                    if (pts[i] != EngineTestSupport.sn(m, start + (long) i * step)) {
+                        seen[1]++;
+                    }
+                }
+            });
+            assertEquals((end - T0) * ids.length, seen[0]);
+            assertEquals(0, seen[1], "points that differ from what was stored");
+            assertEquals(seen[0], st.points());
+            assertEquals(0, st.damagedExtents());
+            long[] tier1 = new long[1];
+            e.scanTier(1, (msb, lsb, start, step, entries, pts) -> {
+                assertEquals(60, step);
+                for (int i = 0; i < entries; i++) {
+                    tier1[0] += pts[4 * i + 3] & 0xFFFF;
+                }
+            });
+            assertTrue(tier1[0] > (end - T0 - 3600) * ids.length && tier1[0] <= (end - T0) * ids.length,
+                    "tier-1 points account for the tier-0 points aggregated: " + tier1[0]);
         }
     }
 

@@ -34,9 +34,11 @@ public final class EngineBench {
      *                   past the array's end takes its last value
      * @param readers    threads that query random metrics and ranges while the writers run and
      *                   check every value against the dataset
+     * @param coldScan   after writing: drop the OS page cache (where permitted), reopen, and scan
+     *                   tier 0 from disk in file order
      */
     public record Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
-                          FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers) {
+                          FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan) {
         public Options {
             if (metrics < 1 || seconds < 1 || writers < 1 || dimensionsPerChart < 1 || tiers < 1 || readers < 0) {
                 throw new IllegalArgumentException("metrics, seconds, writers, tiers and dimensions per chart must be "
@@ -58,7 +60,23 @@ public final class EngineBench {
                          long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
                          int registryBytesPerMetric, long datafiles, double idleMetricBytes, int tiers, int readers,
                          long queryPoints, double queryPointsPerSecond, long readErrors, long queries,
-                         long datafilesDeleted) {
+                         long datafilesDeleted, ColdScan coldScan) {
+    }
+
+    /**
+     * A scan of tier 0 from disk after the write phase.
+     *
+     * @param pageCacheDropped whether the OS page cache was dropped first (needs root); if not,
+     *                         the figure is a warm one and says so
+     */
+    public record ColdScan(boolean pageCacheDropped, long bytes, long points, double seconds) {
+        public double megabytesPerSecond() {
+            return bytes / seconds / (1 << 20);
+        }
+
+        public double pointsPerSecond() {
+            return points / seconds;
+        }
     }
 
     private EngineBench() {
@@ -170,12 +188,37 @@ public final class EngineBench {
         for (long x : gaps) {
             g += x;
         }
+        ColdScan scan = o.coldScan() ? coldScan(cfg) : null;
         return new Result(o.dataset().name(), o.metrics(), o.seconds(), o.writers(), points, g, elapsed,
                 points / elapsed, bytes, perSample, rss, rssBaseline, heap, pageMem, (double) rss / o.metrics(),
                 (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
                 idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
                 readers == null ? 0 : readers.pointsPerSecond(), readers == null ? 0 : readers.errors(),
-                readers == null ? 0 : readers.queries(), deleted);
+                readers == null ? 0 : readers.queries(), deleted, scan);
+    }
+
+    private static ColdScan coldScan(EngineConfig cfg) throws IOException {
+        boolean dropped = dropPageCache();
+        try (StorageEngine e = StorageEngine.open(cfg)) {
+            long t0 = System.nanoTime();
+            var st = e.scanTier(0, (msb, lsb, start, step, entries, pts) -> { });
+            double s = (System.nanoTime() - t0) / 1e9;
+            return new ColdScan(dropped, st.bytesRead(), st.points(), s);
+        }
+    }
+
+    /** Writes back dirty pages and drops the clean ones from the OS page cache; false where not permitted. */
+    static boolean dropPageCache() {
+        try {
+            new ProcessBuilder("sync").inheritIO().start().waitFor();
+            Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "1");
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     static int[] define(StorageEngine e, int metrics, int perChart) {

@@ -26,6 +26,12 @@ public interface PageIndex {
 
     int extentCount();
 
+    /** Offset of extent {@code e} in the datafile; extents are numbered in file order. */
+    long extentOffset(int e);
+
+    /** Length in bytes of extent {@code e}. */
+    int extentLength(int e);
+
     int pageCount();
 
     /** Total of the entries of every page. */

@@ -20,7 +20,7 @@ class ConcurrentReadWriteTest {
     @Test
     void readersSeeExactlyWhatWritersStored(@TempDir Path dir) throws Exception {
         EngineBench.Result r = EngineBench.run(new EngineBench.Options(dir.resolve("db"), 2_000, 4_000,
-                new RandomWalkDataset(7), 2, 10, FsyncPolicy.NEVER, 3, new long[]{2L << 20, 1L << 20}, 2));
+                new RandomWalkDataset(7), 2, 10, FsyncPolicy.NEVER, 3, new long[]{2L << 20, 1L << 20}, 2, false));
         assertEquals(0, r.readErrors(), "values that differ from what was stored");
         assertTrue(r.queries() > 0, "the readers ran queries");
         assertTrue(r.queryPoints() > 0);

@@ -67,6 +67,10 @@ public final class BenchEngineCommand implements Callable<Integer> {
             + "run, checking every value (default ${DEFAULT-VALUE}).", defaultValue = "0")
     int readers;
 
+    @Option(names = "--cold-scan", description = "After writing, drop the OS page cache (needs root), reopen and scan "
+            + "tier 0 from disk in file order.")
+    boolean coldScan;
+
     @Option(names = "--seed", description = "Seed of the synthetic datasets (default ${DEFAULT-VALUE}).", defaultValue = "42")
     long seed;
 
@@ -98,7 +102,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
         EngineBench.Result r;
         try {
             r = EngineBench.run(new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy, tiers,
-                    quotaBytes, readers));
+                    quotaBytes, readers, coldScan));
         } catch (IOException e) {
             err.println("strata bench engine: " + e.getMessage());
             return 1;
@@ -140,6 +144,12 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("query_points_per_second", r.queryPointsPerSecond());
             o.put("read_errors", r.readErrors());
             o.put("datafiles_deleted", r.datafilesDeleted());
+            if (r.coldScan() != null) {
+                o.put("cold_scan_mb_s", r.coldScan().megabytesPerSecond());
+                o.put("cold_scan_points_per_second", r.coldScan().pointsPerSecond());
+                o.put("cold_scan_bytes", r.coldScan().bytes());
+                o.put("cold_scan_page_cache_dropped", r.coldScan().pageCacheDropped());
+            }
             out.println(mapper.writeValueAsString(o));
         } else {
             out.printf("dataset              %s%n", r.dataset());
@@ -162,6 +172,11 @@ public final class BenchEngineCommand implements Callable<Integer> {
                         r.readers(), r.queries(), r.queryPoints(), r.queryPointsPerSecond(), r.readErrors());
             }
             out.printf("rotation             %d datafile(s) deleted%n", r.datafilesDeleted());
+            if (r.coldScan() != null) {
+                out.printf("tier-0 scan          %,.1f MiB/s, %,.0f points/s from disk (%s)%n",
+                        r.coldScan().megabytesPerSecond(), r.coldScan().pointsPerSecond(),
+                        r.coldScan().pageCacheDropped() ? "page cache dropped first" : "page cache NOT dropped: warm figure");
+            }
         }
         out.flush();
         return 0;
