@@ -50,7 +50,7 @@ public final class StorageEngine implements Closeable {
     private final LongAdder queries = new LongAdder();
     private final Thread flusherThread;
     private final ReentrantReadWriteLock memoryLock = new ReentrantReadWriteLock();
-    private final LongAdder pointsStored = new LongAdder();
+    private final LongAdder pointsSealed = new LongAdder();
     private final LongAdder pointsRejected = new LongAdder();
     private final LongAdder readErrors = new LongAdder();
     private volatile boolean closed;
@@ -71,7 +71,10 @@ public final class StorageEngine implements Closeable {
         }
         this.flusher = new Flusher(tiers, memoryLock, pageMemory, maxAge, cfg.nanoClock(),
                 cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : metadata::sync);
-        this.hot0 = new HotPageTable(registry, flusher::accept, pageMemory[0], cfg.seed(), cfg.nanoClock());
+        this.hot0 = new HotPageTable(registry, p -> {
+            pointsSealed.add(p.entries);
+            flusher.accept(p);
+        }, pageMemory[0], cfg.seed(), cfg.nanoClock());
         this.hotN = new HotAggregateTable[tiers.length];
         for (int t = 1; t < tiers.length; t++) {
             hotN[t] = new HotAggregateTable(t, cfg.tierGrouping(), registry, flusher::accept, pageMemory[t], cfg.seed(),
@@ -192,11 +195,12 @@ public final class StorageEngine implements Closeable {
             throw new IllegalArgumentException("metric " + metric + ": update_every " + updateEvery + " and time "
                     + time + " must be positive, the time below 2^32");
         }
+        // No shared counter per point: an atomic add here would drain the store buffer on every
+        // sample. Points are counted per sealed page instead.
         if (hot0.store(metric, time, updateEvery, sn) == HotPageTable.STORED) {
             for (int t = 1; t < hotN.length; t++) {
                 hotN[t].add(metric, time, updateEvery, sn);
             }
-            pointsStored.increment();
             return true;
         }
         pointsRejected.increment();
@@ -252,16 +256,30 @@ public final class StorageEngine implements Closeable {
     public QueryResult query(int metric, int updateEvery, long after, long before, int points, AggregateSink out)
             throws IOException {
         queries.increment();
+        sizeCache();
         return QueryExecutor.run(reader, registry, cfg, metric, updateEvery, after, before, points, out);
     }
 
     /**
      * Reads every page of {@code tier} from disk in file order, whole runs of extents at a time,
-     * decoding each page for {@code sink} (exports, whole-tier checks, the cold-scan benchmark).
+     * decoding each page for {@code sink} (exports, whole-tier checks, the cold-scan benchmark);
+     * with a null sink, every extent is read and its checksum verified, nothing decoded.
      * Holds the tier's read lock: rotation of that tier waits until the scan ends.
      */
     public TierScanner.Stats scanTier(int tier, TierScanner.PageSink sink) throws IOException {
         return TierScanner.scan(tiers[tier], sink);
+    }
+
+    private volatile int cacheSizedFor = -1;
+
+    /** Memory is sized from the number of metrics: the cache bound follows the registry. */
+    private void sizeCache() {
+        int n = registry.size();
+        if (n != cacheSizedFor) {
+            cacheSizedFor = n;
+            long b = cfg.autoCacheBytes(n);
+            cache.resize(b * 3 / 4, b / 4);
+        }
     }
 
     /** {@link #query} with the update_every of the metric's chart, from the metadata. */
@@ -272,9 +290,9 @@ public final class StorageEngine implements Closeable {
     }
 
 
-    /** Points stored since open. */
+    /** Tier-0 points (gap points included) in pages sealed since open; points of hot pages are not counted yet. */
     public long pointsStored() {
-        return pointsStored.sum();
+        return pointsSealed.sum();
     }
 
     /** Points refused because their time was not after the metric's last point. */

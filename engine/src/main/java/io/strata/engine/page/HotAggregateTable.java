@@ -40,16 +40,13 @@ public final class HotAggregateTable {
     private volatile Chunk[] chunks = new Chunk[0];
 
     private static final class Chunk {
-        // the open window
-        final double[] sum = new double[CHUNK];
-        final float[] min = new float[CHUNK];
-        final float[] max = new float[CHUNK];
-        final int[] count = new int[CHUNK];
-        final int[] anomalies = new int[CHUNK];
-        /** Unsigned seconds: the end of the open window; 0 when there is none. */
-        final int[] windowEnd = new int[CHUNK];
-        /** The tier-0 update_every of the open window. */
-        final int[] windowUe = new int[CHUNK];
+        /**
+         * The open window of each metric, 4 longs side by side so that merging a value touches
+         * one cache line: [0] sum (double bits), [1] min | max (float bits, low | high),
+         * [2] window end (u32) | tier-0 update_every << 32 (end 0: no window),
+         * [3] count (low 32) | anomaly count << 32.
+         */
+        final long[] win = new long[4 * CHUNK];
         // the hot page
         final long[] addr = new long[CHUNK];
         final int[] start = new int[CHUNK];
@@ -131,55 +128,66 @@ public final class HotAggregateTable {
                              int anomalies) {
         Chunk ch = chunkFor(metric);
         int s = metric & MASK;
-        long end = Integer.toUnsignedLong(ch.windowEnd[s]);
+        long[] w = ch.win;
+        int b = s << 2;
+        long endUe = w[b + 2];
+        long end = endUe & 0xFFFF_FFFFL;
         long step = (long) updateEvery * groupingPow;
-        if (end == 0 || ch.windowUe[s] != updateEvery) {
+        if (end == 0 || (int) (endUe >>> 32) != updateEvery) {
             if (end != 0) {
                 closeWindow(ch, s, metric);
             }
-            openWindow(ch, s, time, updateEvery, step);
+            openWindow(w, b, time, updateEvery, step);
         } else if (time > end) {
             closeWindow(ch, s, metric);
-            openWindow(ch, s, time, updateEvery, step);
+            openWindow(w, b, time, updateEvery, step);
         } else if (time <= end - step) {
             return;
         }
         if (count == 0) {
             return;
         }
-        if (ch.count[s] == 0) {
-            ch.sum[s] = sum;
-            ch.min[s] = (float) min;
-            ch.max[s] = (float) max;
+        long ca = w[b + 3];
+        if ((int) ca == 0) {
+            w[b] = Double.doubleToRawLongBits(sum);
+            w[b + 1] = (Float.floatToRawIntBits((float) min) & 0xFFFF_FFFFL)
+                    | ((long) Float.floatToRawIntBits((float) max) << 32);
         } else {
-            ch.sum[s] += sum;
-            if (min < ch.min[s]) {
-                ch.min[s] = (float) min;
-            }
-            if (max > ch.max[s]) {
-                ch.max[s] = (float) max;
+            w[b] = Double.doubleToRawLongBits(Double.longBitsToDouble(w[b]) + sum);
+            long mm = w[b + 1];
+            float mn = Float.intBitsToFloat((int) mm);
+            float mx = Float.intBitsToFloat((int) (mm >>> 32));
+            if (min < mn || max > mx) {
+                if (min < mn) {
+                    mn = (float) min;
+                }
+                if (max > mx) {
+                    mx = (float) max;
+                }
+                w[b + 1] = (Float.floatToRawIntBits(mn) & 0xFFFF_FFFFL) | ((long) Float.floatToRawIntBits(mx) << 32);
             }
         }
-        ch.count[s] += count;
-        ch.anomalies[s] += anomalies;
+        w[b + 3] = ca + count + ((long) anomalies << 32);
     }
 
-    private static void openWindow(Chunk ch, int s, long time, int updateEvery, long step) {
+    private static void openWindow(long[] w, int b, long time, int updateEvery, long step) {
         long end = (time + step - 1) / step * step;
-        ch.windowEnd[s] = (int) end;
-        ch.windowUe[s] = updateEvery;
-        ch.count[s] = 0;
-        ch.anomalies[s] = 0;
-        ch.sum[s] = 0;
-        ch.min[s] = 0;
-        ch.max[s] = 0;
+        w[b] = 0;
+        w[b + 1] = 0;
+        w[b + 2] = (end & 0xFFFF_FFFFL) | ((long) updateEvery << 32);
+        w[b + 3] = 0;
     }
 
     /** Writes the open window as a point of the hot page. */
     private void closeWindow(Chunk ch, int s, int metric) {
-        long end = Integer.toUnsignedLong(ch.windowEnd[s]);
-        int step = (int) (ch.windowUe[s] * groupingPow);
-        int count = ch.count[s];
+        long[] w = ch.win;
+        int b = s << 2;
+        long endUe = w[b + 2];
+        long end = endUe & 0xFFFF_FFFFL;
+        int step = (int) ((endUe >>> 32) * groupingPow);
+        long ca = w[b + 3];
+        int count = (int) ca;
+        int anomalies = (int) (ca >>> 32);
         int w0;
         int w1;
         int w2;
@@ -188,13 +196,13 @@ public final class HotAggregateTable {
             w1 = 0;
             w2 = 0;
         } else {
-            w0 = Float.floatToRawIntBits((float) ch.sum[s]);
-            w1 = Float.floatToRawIntBits(ch.min[s]);
-            w2 = Float.floatToRawIntBits(ch.max[s]);
+            w0 = Float.floatToRawIntBits((float) Double.longBitsToDouble(w[b]));
+            w1 = (int) w[b + 1];
+            w2 = (int) (w[b + 1] >>> 32);
         }
         // u16 counts saturate: only tier 3+ with 1-second collection can pass 65535 points.
-        int w3 = Math.min(count, 0xFFFF) | (Math.min(ch.anomalies[s], 0xFFFF) << 16);
-        ch.windowEnd[s] = 0;
+        int w3 = Math.min(count, 0xFFFF) | (Math.min(anomalies, 0xFFFF) << 16);
+        w[b + 2] = 0;
         writePoint(ch, s, metric, end, step, w0, w1, w2, w3);
     }
 
@@ -349,7 +357,7 @@ public final class HotAggregateTable {
         if (c >= cs.length || cs[c] == null) {
             return 0;
         }
-        return Integer.toUnsignedLong(cs[c].windowEnd[metric & MASK]);
+        return cs[c].win[((metric & MASK) << 2) + 2] & 0xFFFF_FFFFL;
     }
 
     /**

@@ -12,8 +12,11 @@ import java.util.function.Consumer;
  * empty storage number); a change of {@code update_every}, a gap longer than the page, or a full
  * page seal the page and hand it to the sink as a {@link DirtyPage}.
  *
- * <p>State is a struct of arrays in chunks indexed by metric id, like {@link MetricRegistry}.
- * One writer thread per metric; readers use {@link #snapshot} which validates what it read.
+ * <p>State is in chunks indexed by metric id; the state of one metric is 4 longs side by side
+ * (one cache line holds two metrics), because every store reads and writes all of it and a
+ * parent stores into 100 000 metrics in turn: a struct of arrays would cost a cache miss per
+ * field. One writer thread per metric; readers use {@link #snapshot} which validates what it
+ * read.
  * Missed collections are written as {@link StorageNumber#SN_EMPTY_SLOT}.
  * The first page of a chart gets a capacity between half and all of a page, chosen from the
  * chart id, so that hot pages do not all fill (and flush) at once while a chart's dimensions,
@@ -39,16 +42,30 @@ public final class HotPageTable {
     /** Ordered access to the {@code addr} words that readers follow. */
     static final java.lang.invoke.VarHandle ADDR = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
 
+    /**
+     * Per metric {@code m}, at {@code 4 × (m & MASK)}: [0] the hot page's block address with its
+     * size class in the low 4 bits (0: no hot page; accessed through {@link #ADDR});
+     * [1] start (u32) | entries (u16) << 32 | capacity (u16) << 48; [2] update_every (low 32) |
+     * 1 << 32 once a page was sealed (the first page is the short one).
+     */
     private static final class Chunk {
-        /** The hot page's block address with its size class in the low 4 bits; 0: no hot page. */
-        final long[] addr = new long[CHUNK];
-        final int[] start = new int[CHUNK];
-        /** Points written; at most a page (1024), so a short. */
-        final short[] entries = new short[CHUNK];
-        final short[] capacity = new short[CHUNK];
-        final int[] updateEvery = new int[CHUNK];
-        /** Whether a page was sealed already; the first page is the short one. */
-        final boolean[] sealedOnce = new boolean[CHUNK];
+        final long[] st = new long[4 * CHUNK];
+    }
+
+    private static long pack(long start, int entries, int capacity) {
+        return (start & 0xFFFF_FFFFL) | ((long) entries << 32) | ((long) capacity << 48);
+    }
+
+    private static long start(long w) {
+        return w & 0xFFFF_FFFFL;
+    }
+
+    private static int entries(long w) {
+        return (int) (w >>> 32) & 0xFFFF;
+    }
+
+    private static int capacity(long w) {
+        return (int) (w >>> 48);
     }
 
     /** The outcome of {@link #store}. */
@@ -97,38 +114,44 @@ public final class HotPageTable {
      * Returns {@link #STORED} or {@link #REJECTED_PAST}.
      */
     public int store(int metric, long time, int updateEvery, int sn) {
-        Chunk ch = chunkFor(metric);
-        int s = metric & MASK;
-        long addr = ch.addr[s];
+        long[] st = chunkFor(metric).st;
+        int b = (metric & MASK) << 2;
+        long addr = st[b];
+        long w = st[b + 1];
         int slot;
         if (addr == 0) {
-            addr = open(ch, s, metric, time, updateEvery);
+            addr = open(st, b, metric, time, updateEvery);
+            w = st[b + 1];
             slot = 0;
         } else {
-            long start = Integer.toUnsignedLong(ch.start[s]);
-            int n = ch.entries[s];
-            if (updateEvery != ch.updateEvery[s]) {
-                if (time <= start + (long) (n - 1) * ch.updateEvery[s]) {
+            long start = start(w);
+            int n = entries(w);
+            int ue = (int) st[b + 2];
+            if (updateEvery != ue) {
+                if (time <= start + (long) (n - 1) * ue) {
                     return REJECTED_PAST;
                 }
-                seal(ch, s, metric);
-                addr = open(ch, s, metric, time, updateEvery);
+                seal(st, b, metric);
+                addr = open(st, b, metric, time, updateEvery);
+                w = st[b + 1];
                 slot = 0;
             } else {
                 long d = time - start;
-                long idx = d / updateEvery;
+                // Most metrics are collected every second: no division for them.
+                long idx = updateEvery == 1 ? d : d / updateEvery;
                 if (d < 0 || idx < n) {
                     return REJECTED_PAST;
                 }
-                if (idx >= ch.capacity[s]) {
+                if (idx >= capacity(w)) {
                     // The gap ends past this page: the points between stay unstored, which a
                     // query reports as a gap exactly like stored gap points.
-                    seal(ch, s, metric);
-                    addr = open(ch, s, metric, time, updateEvery);
+                    seal(st, b, metric);
+                    addr = open(st, b, metric, time, updateEvery);
+                    w = st[b + 1];
                     slot = 0;
                 } else {
                     slot = (int) idx;
-                    addr = ensureRoom(ch, s, addr, slot, n);
+                    addr = ensureRoom(st, b, addr, slot, n);
                     for (int g = n; g < slot; g++) {
                         PageMemory.writeInt((addr & ~CLASS_MASK) + 4L * g, StorageNumber.SN_EMPTY_SLOT);
                     }
@@ -136,11 +159,11 @@ public final class HotPageTable {
             }
         }
         PageMemory.writeInt((addr & ~CLASS_MASK) + 4L * slot, sn);
-        ch.entries[s] = (short) (slot + 1);
-        long slotTime = Integer.toUnsignedLong(ch.start[s]) + (long) slot * updateEvery;
+        st[b + 1] = pack(start(w), slot + 1, capacity(w));
+        long slotTime = start(w) + (long) slot * updateEvery;
         registry.extend(metric, 0, slotTime, slotTime);
-        if (slot + 1 == ch.capacity[s]) {
-            seal(ch, s, metric);
+        if (slot + 1 == capacity(w)) {
+            seal(st, b, metric);
         }
         return STORED;
     }
@@ -150,7 +173,7 @@ public final class HotPageTable {
      * {@code n} points written, publishes the new block in one store, then retires the old one
      * (readers holding it still read valid memory until the flusher recycles it).
      */
-    private long ensureRoom(Chunk ch, int s, long word, int slot, int n) {
+    private long ensureRoom(long[] st, int b, long word, int slot, int n) {
         int cls = (int) (word & CLASS_MASK);
         if (4 * (slot + 1) <= memory.classBytes(cls)) {
             return word;
@@ -161,7 +184,7 @@ public final class HotPageTable {
         long old = word & ~CLASS_MASK;
         PageMemory.copy(old, na, 4 * n);
         long nw = na | ncls;
-        ADDR.setRelease(ch.addr, s, nw);
+        ADDR.setRelease(st, b, nw);
         memory.retire(old, cls);
         return nw;
     }
@@ -172,9 +195,9 @@ public final class HotPageTable {
         }
     }
 
-    private long open(Chunk ch, int s, int metric, long time, int updateEvery) {
+    private long open(long[] st, int b, int metric, long time, int updateEvery) {
         int cap = pagePoints;
-        if (!ch.sealedOnce[s]) {
+        if ((st[b + 2] >>> 32) == 0) {
             int chart = registry.chartId(metric);
             long h = (chart >= 0 ? chart : metric) * 0x9E3779B97F4A7C15L + seed;
             h ^= h >>> 31;
@@ -182,18 +205,17 @@ public final class HotPageTable {
         }
         long addr = memory.acquire(0);
         checkAligned(addr);
-        ch.start[s] = (int) time;
-        ch.updateEvery[s] = updateEvery;
-        ch.capacity[s] = (short) cap;
-        ch.entries[s] = 0;
-        ch.addr[s] = addr;
+        st[b + 1] = pack(time, 0, cap);
+        st[b + 2] = (st[b + 2] & 0xFFFF_FFFF_0000_0000L) | (updateEvery & 0xFFFF_FFFFL);
+        ADDR.setRelease(st, b, addr);
         return addr;
     }
 
-    private void seal(Chunk ch, int s, int metric) {
-        long word = ch.addr[s];
+    private void seal(long[] st, int b, int metric) {
+        long word = st[b];
         long addr = word & ~CLASS_MASK;
-        int n = ch.entries[s];
+        long w = st[b + 1];
+        int n = entries(w);
         int[] pts = SEAL_POINTS.get();
         byte[] buf = SEAL_BYTES.get();
         PageMemory.copyToArray(addr, pts, n);
@@ -203,10 +225,10 @@ public final class HotPageTable {
         // is retired only then: a reader finds the points in one place or the other, never in
         // neither, and one that still copies the old block re-checks the address and retries.
         sink.accept(new DirtyPage(metric, registry.chartId(metric), 0, registry.uuidMsb(metric),
-                registry.uuidLsb(metric), Integer.toUnsignedLong(ch.start[s]), ch.updateEvery[s], n,
-                DiskFormat.PAGE_TYPE_TIER0, encoded, nanoClock.getAsLong()));
-        HotPageTable.ADDR.setRelease(ch.addr, s, 0L);
-        ch.sealedOnce[s] = true;
+                registry.uuidLsb(metric), start(w), (int) st[b + 2], n, DiskFormat.PAGE_TYPE_TIER0, encoded,
+                nanoClock.getAsLong()));
+        ADDR.setRelease(st, b, 0L);
+        st[b + 2] |= 1L << 32;
         memory.retire(addr, (int) (word & CLASS_MASK));
     }
 
@@ -217,10 +239,10 @@ public final class HotPageTable {
         if (c >= cs.length || cs[c] == null) {
             return;
         }
-        Chunk ch = cs[c];
-        int s = metric & MASK;
-        if (ch.addr[s] != 0 && ch.entries[s] > 0) {
-            seal(ch, s, metric);
+        long[] st = cs[c].st;
+        int b = (metric & MASK) << 2;
+        if (st[b] != 0 && entries(st[b + 1]) > 0) {
+            seal(st, b, metric);
         }
     }
 
@@ -238,11 +260,11 @@ public final class HotPageTable {
             if (ch == null) {
                 continue;
             }
-            for (int s = 0; s < CHUNK; s++) {
-                long w = ch.addr[s];
+            for (int b = 0; b < 4 * CHUNK; b += 4) {
+                long w = ch.st[b];
                 if (w != 0) {
                     memory.free(w & ~CLASS_MASK, (int) (w & CLASS_MASK));
-                    ch.addr[s] = 0;
+                    ch.st[b] = 0;
                 }
             }
         }
@@ -251,7 +273,7 @@ public final class HotPageTable {
     /**
      * Copies the points of the hot page of {@code metric} into {@code dst} (room for a page) and
      * describes them in {@code out}; false when the metric has no hot page. A copy that raced
-     * with a seal is read again.
+     * with a seal or a move to a larger block is read again.
      */
     public boolean snapshot(int metric, int[] dst, HotSnapshot out) {
         Chunk[] cs = chunks;
@@ -259,19 +281,19 @@ public final class HotPageTable {
         if (c >= cs.length || cs[c] == null) {
             return false;
         }
-        Chunk ch = cs[c];
-        int s = metric & MASK;
+        long[] st = cs[c].st;
+        int b = (metric & MASK) << 2;
         for (int attempt = 0; attempt < 16; attempt++) {
-            long word = (long) ADDR.getAcquire(ch.addr, s);
+            long word = (long) ADDR.getAcquire(st, b);
             if (word == 0) {
                 return false;
             }
-            int start = ch.start[s];
-            int ue = ch.updateEvery[s];
-            int n = Math.min(Math.min(ch.entries[s], ch.capacity[s]), memory.classBytes((int) (word & CLASS_MASK)) / 4);
+            long w = st[b + 1];
+            int ue = (int) st[b + 2];
+            int n = Math.min(Math.min(entries(w), capacity(w)), memory.classBytes((int) (word & CLASS_MASK)) / 4);
             PageMemory.copyToArray(word & ~CLASS_MASK, dst, n);
-            if ((long) ADDR.getAcquire(ch.addr, s) == word && ch.start[s] == start) {
-                out.startTime = Integer.toUnsignedLong(start);
+            if ((long) ADDR.getAcquire(st, b) == word && start(st[b + 1]) == start(w)) {
+                out.startTime = start(w);
                 out.updateEvery = ue;
                 out.entries = n;
                 return true;

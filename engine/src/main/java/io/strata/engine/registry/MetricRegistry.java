@@ -34,12 +34,11 @@ public final class MetricRegistry {
         final long[] lsb = new long[CHUNK];
         final int[] chartId = new int[CHUNK];
         /** [tier * CHUNK + slot] */
-        final int[] first;
-        final int[] last;
+        /** First and last time side by side per (tier, metric): a store touches one cache line. */
+        final int[] firstLast;
 
         Chunk(int tiers) {
-            first = new int[tiers * CHUNK];
-            last = new int[tiers * CHUNK];
+            firstLast = new int[2 * tiers * CHUNK];
         }
     }
 
@@ -132,24 +131,25 @@ public final class MetricRegistry {
      * points left are in memory ({@code TierStore.setMemoryFirstTime}).
      */
     public long firstTime(int id, int tier) {
-        return Integer.toUnsignedLong(chunk(id).first[tier * CHUNK + (id & MASK)]);
+        return Integer.toUnsignedLong(chunk(id).firstLast[2 * (tier * CHUNK + (id & MASK))]);
     }
 
     public long lastTime(int id, int tier) {
-        return Integer.toUnsignedLong(chunk(id).last[tier * CHUNK + (id & MASK)]);
+        return Integer.toUnsignedLong(chunk(id).firstLast[2 * (tier * CHUNK + (id & MASK)) + 1]);
     }
 
     /** Widens the retention of {@code id} in {@code tier} to include [first, last]. */
     public void extend(int id, int tier, long first, long last) {
         Chunk ch = chunk(id);
-        int i = tier * CHUNK + (id & MASK);
-        long f = Integer.toUnsignedLong(ch.first[i]);
+        int i = 2 * (tier * CHUNK + (id & MASK));
+        int[] fl = ch.firstLast;
+        long f = Integer.toUnsignedLong(fl[i]);
         if (f == NO_TIME || first < f) {
-            ch.first[i] = (int) first;
+            fl[i] = (int) first;
         }
-        long l = Integer.toUnsignedLong(ch.last[i]);
+        long l = Integer.toUnsignedLong(fl[i + 1]);
         if (last > l) {
-            ch.last[i] = (int) last;
+            fl[i + 1] = (int) last;
         }
     }
 
@@ -160,7 +160,7 @@ public final class MetricRegistry {
      * first time that is briefly stale).
      */
     public void setFirstTime(int id, int tier, long first) {
-        chunk(id).first[tier * CHUNK + (id & MASK)] = (int) first;
+        chunk(id).firstLast[2 * (tier * CHUNK + (id & MASK))] = (int) first;
     }
 
     /** Bytes of registry memory per registered metric (arrays and map), for a given tier count. */
