@@ -42,27 +42,37 @@ public final class TierScanner {
         void page(long uuidMsb, long uuidLsb, long startTime, int step, int entries, int[] points);
     }
 
-    /** Scans {@code store}; a null {@code sink} reads and checks every extent without decoding its pages. */
+    /** A run of neighbouring extents read at once. */
+    private record Run(TierStore.Datafile file, int first, int last, long start, int length) {
+    }
+
+    /**
+     * Scans {@code store}; a null {@code sink} reads and checks every extent without decoding its
+     * pages. While one run is being decoded, the next is read by a helper thread into a second
+     * buffer, so the disk is never idle while the CPU works, nor the CPU while the disk does.
+     */
     static Stats scan(TierStore store, PageSink sink) throws IOException {
-        long datafiles = 0;
         long extents = 0;
         long pages = 0;
         long points = 0;
         long bytes = 0;
         long damaged = 0;
         int[] pts = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
-        ByteBuffer buf = ByteBuffer.allocateDirect(READ_AHEAD).order(ByteOrder.LITTLE_ENDIAN);
         ExtentReader reader = new ExtentReader();
+        java.util.concurrent.ExecutorService io = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "strata-scan-read");
+            t.setDaemon(true);
+            return t;
+        });
         store.readLock().lock();
         try {
             List<TierStore.Datafile> files = store.datafiles();
+            List<Run> runs = new java.util.ArrayList<>();
             for (TierStore.Datafile d : files) {
-                datafiles++;
                 var idx = d.index();
                 int n = idx.extentCount();
                 int e = 0;
                 while (e < n) {
-                    // Coalesce a run of extents that are adjacent (or nearly) into one read.
                     long start = idx.extentOffset(e);
                     int last = e;
                     long end = start + idx.extentLength(e);
@@ -75,49 +85,73 @@ public final class TierScanner {
                         last++;
                         end = o + l;
                     }
-                    int len = (int) (end - start);
-                    if (len > buf.capacity()) {
-                        buf = ByteBuffer.allocateDirect(len).order(ByteOrder.LITTLE_ENDIAN);
-                    }
-                    buf.clear().limit(len);
-                    d.file.read(buf, start);
-                    bytes += len;
-                    for (int k = e; k <= last; k++) {
-                        int off = (int) (idx.extentOffset(k) - start);
-                        ByteBuffer ext = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-                        ext.limit(off + idx.extentLength(k)).position(off);
-                        ext = ext.slice().order(ByteOrder.LITTLE_ENDIAN);
-                        try {
-                            reader.open(ext, d.file.path().toString(), idx.extentOffset(k));
-                            if (sink == null) {
-                                // Integrity only: the extent's checksum was verified by open.
-                                for (int p = 0; p < reader.pageCount(); p++) {
-                                    points += reader.descriptor(p).entries;
-                                }
-                                pages += reader.pageCount();
-                                extents++;
-                                continue;
-                            }
-                            for (int p = 0; p < reader.pageCount(); p++) {
-                                PageDescriptor pd = reader.descriptor(p);
-                                int entries = pd.type == DiskFormat.PAGE_TYPE_TIER0 ? reader.decodeTier0(p, pts)
-                                        : reader.decodeTier1(p, pts);
-                                sink.page(pd.uuidMsb, pd.uuidLsb, pd.startTime, pd.updateEvery, entries, pts);
-                                pages++;
-                                points += entries;
-                            }
-                            extents++;
-                        } catch (CorruptionException ex) {
-                            damaged++;
-                            log.warn("scan skipped a damaged extent: {}", ex.getMessage());
-                        }
-                    }
+                    runs.add(new Run(d, e, last, start, (int) (end - start)));
                     e = last + 1;
                 }
             }
+            ByteBuffer[] bufs = {ByteBuffer.allocateDirect(READ_AHEAD), ByteBuffer.allocateDirect(READ_AHEAD)};
+            java.util.concurrent.Future<ByteBuffer> next = runs.isEmpty() ? null : io.submit(read(runs.get(0), bufs, 0));
+            for (int r = 0; r < runs.size(); r++) {
+                ByteBuffer buf;
+                try {
+                    buf = next.get();
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("scan interrupted", ex);
+                } catch (java.util.concurrent.ExecutionException ex) {
+                    throw ex.getCause() instanceof IOException io2 ? io2 : new IOException(ex.getCause());
+                }
+                bufs[r & 1] = buf;
+                next = r + 1 < runs.size() ? io.submit(read(runs.get(r + 1), bufs, (r + 1) & 1)) : null;
+                Run run = runs.get(r);
+                var idx = run.file().index();
+                bytes += run.length();
+                for (int k = run.first(); k <= run.last(); k++) {
+                    int off = (int) (idx.extentOffset(k) - run.start());
+                    ByteBuffer ext = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+                    ext.limit(off + idx.extentLength(k)).position(off);
+                    ext = ext.slice().order(ByteOrder.LITTLE_ENDIAN);
+                    try {
+                        reader.open(ext, run.file().file.path().toString(), idx.extentOffset(k));
+                        for (int p = 0; p < reader.pageCount(); p++) {
+                            PageDescriptor pd = reader.descriptor(p);
+                            int entries;
+                            if (sink == null) {
+                                // Integrity only: the extent's checksum was verified by open.
+                                entries = pd.entries;
+                            } else {
+                                entries = pd.type == DiskFormat.PAGE_TYPE_TIER0 ? reader.decodeTier0(p, pts)
+                                        : reader.decodeTier1(p, pts);
+                                sink.page(pd.uuidMsb, pd.uuidLsb, pd.startTime, pd.updateEvery, entries, pts);
+                            }
+                            pages++;
+                            points += entries;
+                        }
+                        extents++;
+                    } catch (CorruptionException ex) {
+                        damaged++;
+                        log.warn("scan skipped a damaged extent: {}", ex.getMessage());
+                    }
+                }
+            }
+            return new Stats(files.size(), extents, pages, points, bytes, damaged);
         } finally {
+            io.shutdownNow();
             store.readLock().unlock();
         }
-        return new Stats(datafiles, extents, pages, points, bytes, damaged);
+    }
+
+    /** Reads a run into buffer {@code slot} (grown when a single extent is larger). */
+    private static java.util.concurrent.Callable<ByteBuffer> read(Run run, ByteBuffer[] bufs, int slot) {
+        return () -> {
+            ByteBuffer b = bufs[slot];
+            if (b.capacity() < run.length()) {
+                b = ByteBuffer.allocateDirect(run.length());
+            }
+            b.clear().limit(run.length());
+            run.file().file.read(b, run.start());
+            b.flip();
+            return b.order(ByteOrder.LITTLE_ENDIAN);
+        };
     }
 }
