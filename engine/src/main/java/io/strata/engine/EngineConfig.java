@@ -71,9 +71,9 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         return out;
     }
 
-    /** Defaults: 1 tier, datafiles sized for a 1 GiB quota, fsync per datafile, real files. */
+    /** Defaults: 3 tiers (Netdata's), datafiles sized for a 1 GiB quota, fsync per datafile, real files. */
     public static EngineConfig defaults(Path dir) {
-        return new EngineConfig(dir, 1, datafileSizeForQuota(1L << 30), FsyncPolicy.PER_DATAFILE,
+        return new EngineConfig(dir, DEFAULT_TIERS, datafileSizeForQuota(1L << 30), FsyncPolicy.PER_DATAFILE,
                 FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null, 0);
     }
 

@@ -147,7 +147,11 @@ class DbVerifyCommandTest {
         assertEquals(1, j.get("hosts").asInt());
         assertEquals(CHARTS, j.get("charts").asInt());
         assertEquals(CHARTS * DIMS, j.get("dimensions").asInt());
-        assertEquals(1, j.get("tiers").size());
+        assertEquals(3, j.get("tiers").size(), "the engine's default of 3 tiers");
+        JsonNode t1 = j.get("tiers").get(1);
+        assertEquals(1, t1.get("tier").asInt());
+        assertTrue(t1.get("points").asLong() > 0, "tier 1 holds aggregates");
+        assertTrue(t1.get("points").asLong() <= w.points() / 60 + (long) CHARTS * DIMS * 2, t1.toString());
         JsonNode t = j.get("tiers").get(0);
         assertEquals(0, t.get("tier").asInt());
         int datafiles = tierFiles(dir, DiskFormat.DATAFILE_SUFFIX).size();
