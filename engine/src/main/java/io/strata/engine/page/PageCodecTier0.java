@@ -300,139 +300,19 @@ public final class PageCodecTier0 {
     // ------------------------------------------------------------------------------- coder
 
     /** Per-thread state: probabilities, range coder and raw-bit stream, for one page at a time. */
-    private static final class Coder {
+    private static final class Coder extends BinaryRangeCoder {
         private static final int P_ZERO = 0; // 2 contexts
         private static final int P_TREE = 2; // 2 contexts x 64
         private static final int P_TOP_SAME = P_TREE + 128; // 5 contexts
         private static final int P_TOP_LIT = P_TOP_SAME + 5; // 256
         private static final int N_PROBS = P_TOP_LIT + 256;
-        private static final int PROB_BITS = 12;
-        private static final int PROB_INIT = 1 << (PROB_BITS - 1);
         private static final int MOVE_BITS = 3;
 
-        final int[] probs = new int[N_PROBS];
+        Coder() {
+            super(N_PROBS, MOVE_BITS, false);
+        }
         /** Histogram of decimal trailing zeros, 0..18 and 19 = value zero. */
         final int[] zeros = new int[20];
-
-        byte[] buf;
-        // range encoder
-        long low;
-        int range;
-        int cache;
-        long cacheSize;
-        int rcPos;
-        // raw bits, written backwards from the end
-        long acc;
-        int nbits;
-        int rawPos;
-        boolean overflow;
-        // range decoder
-        int code;
-        int rcEnd;
-        int rcOverrun;
-        int rawLimit;
-
-        // ---------------------------------------------------------------- encoder primitives
-
-        void startEncoder(byte[] dst, int pos, int limit) {
-            java.util.Arrays.fill(probs, PROB_INIT);
-            buf = dst;
-            low = 0;
-            range = 0xffffffff;
-            cache = 0;
-            cacheSize = 1;
-            rcPos = pos;
-            acc = 0;
-            nbits = 0;
-            rawPos = limit;
-            overflow = false;
-        }
-
-        private void shiftLow() {
-            if (low < 0xff000000L || low > 0xffffffffL) {
-                int carry = (int) (low >>> 32);
-                int temp = cache;
-                do {
-                    if (rcPos >= rawPos) {
-                        overflow = true;
-                    } else {
-                        buf[rcPos++] = (byte) (temp + carry);
-                    }
-                    temp = 0xff;
-                } while (--cacheSize != 0);
-                cache = (int) (low >>> 24) & 0xff;
-            }
-            cacheSize++;
-            low = (low & 0x00ffffffL) << 8;
-        }
-
-        void encodeBit(int p, int bit) {
-            int prob = probs[p];
-            int bound = (range >>> PROB_BITS) * prob;
-            if (bit == 0) {
-                range = bound;
-                probs[p] = prob + (((1 << PROB_BITS) - prob) >>> MOVE_BITS);
-            } else {
-                low += bound & 0xffffffffL;
-                range -= bound;
-                probs[p] = prob - (prob >>> MOVE_BITS);
-            }
-            while ((range & 0xff000000) == 0) {
-                range <<= 8;
-                shiftLow();
-            }
-        }
-
-        void encodeTree(int base, int value, int levels) {
-            int node = 1;
-            for (int lv = levels - 1; lv >= 0; lv--) {
-                int b = (value >>> lv) & 1;
-                encodeBit(base + node, b);
-                node = (node << 1) | b;
-            }
-        }
-
-        /** Appends the low {@code w} (0..61) bits of {@code v} to the raw stream. */
-        void putRaw(long v, int w) {
-            if (w > 32) {
-                putRaw(v & 0xffffffffL, 32);
-                putRaw(v >>> 32, w - 32);
-                return;
-            }
-            acc |= (v & ((1L << w) - 1)) << nbits;
-            nbits += w;
-            while (nbits >= 8) {
-                if (rawPos <= rcPos) {
-                    overflow = true;
-                } else {
-                    buf[--rawPos] = (byte) acc;
-                }
-                acc >>>= 8;
-                nbits -= 8;
-            }
-        }
-
-        /** Flushes both streams and joins them; returns the end of the page, or -1 on overflow. */
-        int finishEncoder(int limit) {
-            if (nbits > 0) {
-                if (rawPos <= rcPos) {
-                    overflow = true;
-                } else {
-                    buf[--rawPos] = (byte) acc;
-                }
-                nbits = 0;
-            }
-            for (int i = 0; i < 5; i++) {
-                shiftLow();
-            }
-            if (overflow) {
-                return -1;
-            }
-            int rawLen = limit - rawPos;
-            System.arraycopy(buf, rawPos, buf, rcPos, rawLen);
-            buf = null;
-            return rcPos + rawLen;
-        }
 
         void encodeSymbol(int ctx, int sym) {
             encodeBit(P_ZERO + ctx, sym == 0 ? 0 : 1);
@@ -455,80 +335,7 @@ public final class PageCodecTier0 {
             }
         }
 
-        // ---------------------------------------------------------------- decoder primitives
-
-        void startDecoder(byte[] src, int pos, int end) {
-            java.util.Arrays.fill(probs, PROB_INIT);
-            buf = src;
-            rcPos = pos;
-            rcEnd = end;
-            rcOverrun = 0;
-            rawPos = end;
-            rawLimit = pos;
-            acc = 0;
-            nbits = 0;
-            range = 0xffffffff;
-            code = 0;
-            for (int i = 0; i < 5; i++) {
-                code = (code << 8) | nextByte();
-            }
-        }
-
-        private int nextByte() {
-            if (rcPos < rcEnd) {
-                return buf[rcPos++] & 0xff;
-            }
-            rcOverrun++;
-            rcPos++;
-            return 0;
-        }
-
-        int decodeBit(int p) {
-            int prob = probs[p];
-            int bound = (range >>> PROB_BITS) * prob;
-            int bit;
-            if (Integer.compareUnsigned(code, bound) < 0) {
-                range = bound;
-                probs[p] = prob + (((1 << PROB_BITS) - prob) >>> MOVE_BITS);
-                bit = 0;
-            } else {
-                code -= bound;
-                range -= bound;
-                probs[p] = prob - (prob >>> MOVE_BITS);
-                bit = 1;
-            }
-            while ((range & 0xff000000) == 0) {
-                range <<= 8;
-                code = (code << 8) | nextByte();
-            }
-            return bit;
-        }
-
-        int decodeTree(int base, int levels) {
-            int node = 1;
-            for (int lv = 0; lv < levels; lv++) {
-                node = (node << 1) | decodeBit(base + node);
-            }
-            return node - (1 << levels);
-        }
-
-        long getRaw(int w) {
-            if (w > 32) {
-                long lo = getRaw(32);
-                return lo | getRaw(w - 32) << 32;
-            }
-            while (nbits < w) {
-                if (rawPos <= rawLimit) {
-                    throw new CorruptPageException("raw bits run out");
-                }
-                acc |= (long) (buf[--rawPos] & 0xff) << nbits;
-                nbits += 8;
-            }
-            long v = acc & ((1L << w) - 1);
-            acc >>>= w;
-            nbits -= w;
-            return v;
-        }
+        // ---------------------------------------------------------------- decoder models
 
         int decodeSymbol(int ctx) {
             if (decodeBit(P_ZERO + ctx) == 0) {
@@ -546,9 +353,9 @@ public final class PageCodecTier0 {
         }
 
         void finishDecoder() {
-            if (rcOverrun > 0 || rcPos != rawPos) {
+            if (overrun > 0 || rcPos != rawPos) {
                 throw new CorruptPageException("streams do not meet: range coder ends at " + rcPos
-                        + ", raw bits start at " + rawPos + (rcOverrun > 0 ? ", past the end" : ""));
+                        + ", raw bits start at " + rawPos + (overrun > 0 ? ", past the end" : ""));
             }
             buf = null;
         }

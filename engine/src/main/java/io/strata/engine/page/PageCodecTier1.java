@@ -267,7 +267,7 @@ public final class PageCodecTier1 {
     // ------------------------------------------------------------------------------- coder
 
     /** Per-thread state: probabilities, range coder, raw-bit stream, scratch; one page at a time. */
-    private static final class Coder {
+    private static final class Coder extends BinaryRangeCoder {
         /*
          * Five models (one a column) of 64 probabilities: [0] "residual != 0", [1..63] nodes of the
          * 6-bit tree of (bit length - 1). No model depends on decoded values, so the bit lengths,
@@ -280,34 +280,16 @@ public final class PageCodecTier1 {
         static final int M_MAX = 192;
         static final int M_SUM = 256;
         static final int N_PROBS = 320;
-        static final int PROB_BITS = 12;
-        static final int PROB_INIT = 1 << (PROB_BITS - 1);
         static final int MOVE_BITS = 2;
         static final int MAX_SYMBOL = 62;
 
         static final int NO_DEC = Integer.MIN_VALUE;
         static final int ZERO = Integer.MIN_VALUE + 1;
 
-        final int[] probs = new int[N_PROBS];
+        Coder() {
+            super(N_PROBS, MOVE_BITS, true);
+        }
 
-        byte[] buf;
-        // range encoder
-        long low;
-        int range;
-        int cache;
-        long cacheSize;
-        boolean firstByte;
-        int rcPos;
-        // raw bits, written backwards from the end
-        long acc;
-        int nbits;
-        int rawPos;
-        boolean overflow;
-        // range decoder
-        int code;
-        int rcEnd;
-        int overrun;
-        int rawLimit;
         // header reader
         int hp;
         int hend;
@@ -351,80 +333,6 @@ public final class PageCodecTier1 {
             }
         }
 
-        // ---------------------------------------------------------------- encoder primitives
-
-        void startEncoder(byte[] dst, int pos, int limit) {
-            Arrays.fill(probs, PROB_INIT);
-            buf = dst;
-            low = 0;
-            range = 0xffffffff;
-            cache = 0;
-            cacheSize = 1;
-            firstByte = true;
-            rcPos = pos;
-            acc = 0;
-            nbits = 0;
-            rawPos = limit;
-            overflow = false;
-        }
-
-        private void shiftLow() {
-            if (low < 0xff000000L || low > 0xffffffffL) {
-                int carry = (int) (low >>> 32);
-                int temp = cache;
-                do {
-                    if (firstByte) {
-                        firstByte = false; // LZMA's first output byte is always 0: not stored
-                    } else if (rcPos >= rawPos) {
-                        overflow = true;
-                    } else {
-                        buf[rcPos++] = (byte) (temp + carry);
-                    }
-                    temp = 0xff;
-                } while (--cacheSize != 0);
-                cache = (int) (low >>> 24) & 0xff;
-            }
-            cacheSize++;
-            low = (low & 0x00ffffffL) << 8;
-        }
-
-        void encodeBit(int p, int bit) {
-            int prob = probs[p];
-            int bound = (range >>> PROB_BITS) * prob;
-            if (bit == 0) {
-                range = bound;
-                probs[p] = prob + (((1 << PROB_BITS) - prob) >>> MOVE_BITS);
-            } else {
-                low += bound & 0xffffffffL;
-                range -= bound;
-                probs[p] = prob - (prob >>> MOVE_BITS);
-            }
-            while ((range & 0xff000000) == 0) {
-                range <<= 8;
-                shiftLow();
-            }
-        }
-
-        /** Appends the low {@code w} (0..61) bits of {@code v} to the raw stream. */
-        void putRaw(long v, int w) {
-            if (w > 32) {
-                putRaw(v & 0xffffffffL, 32);
-                putRaw(v >>> 32, w - 32);
-                return;
-            }
-            acc |= (v & ((1L << w) - 1)) << nbits;
-            nbits += w;
-            while (nbits >= 8) {
-                if (rawPos <= rcPos) {
-                    overflow = true;
-                } else {
-                    buf[--rawPos] = (byte) acc;
-                }
-                acc >>>= 8;
-                nbits -= 8;
-            }
-        }
-
         /** Codes residual {@code r} with model {@code m}: its bit length, then the bits below the top one. */
         void encodeResidual(int m, long r) {
             long u = zigzag(r);
@@ -444,93 +352,6 @@ public final class PageCodecTier1 {
             if (s >= 2) {
                 putRaw(u, s - 1);
             }
-        }
-
-        /** Flushes both streams and joins them; returns the end of the page, or -1 on overflow. */
-        int finishEncoder(int limit) {
-            if (nbits > 0) {
-                if (rawPos <= rcPos) {
-                    overflow = true;
-                } else {
-                    buf[--rawPos] = (byte) acc;
-                }
-                nbits = 0;
-            }
-            for (int i = 0; i < 5; i++) {
-                shiftLow();
-            }
-            if (overflow) {
-                return -1;
-            }
-            int rawLen = limit - rawPos;
-            System.arraycopy(buf, rawPos, buf, rcPos, rawLen);
-            return rcPos + rawLen;
-        }
-
-        // ---------------------------------------------------------------- decoder primitives
-
-        void startDecoder(byte[] src, int pos, int end) {
-            Arrays.fill(probs, PROB_INIT);
-            buf = src;
-            rcPos = pos;
-            rcEnd = end;
-            overrun = 0;
-            rawPos = end;
-            rawLimit = pos;
-            acc = 0;
-            nbits = 0;
-            range = 0xffffffff;
-            code = 0;
-            for (int i = 0; i < 4; i++) {
-                code = (code << 8) | nextByte();
-            }
-        }
-
-        private int nextByte() {
-            if (rcPos < rcEnd) {
-                return buf[rcPos++] & 0xff;
-            }
-            overrun = 1;
-            return 0;
-        }
-
-        int decodeBit(int p) {
-            int prob = probs[p];
-            int bound = (range >>> PROB_BITS) * prob;
-            int bit;
-            if (Integer.compareUnsigned(code, bound) < 0) {
-                range = bound;
-                probs[p] = prob + (((1 << PROB_BITS) - prob) >>> MOVE_BITS);
-                bit = 0;
-            } else {
-                code -= bound;
-                range -= bound;
-                probs[p] = prob - (prob >>> MOVE_BITS);
-                bit = 1;
-            }
-            while ((range & 0xff000000) == 0) {
-                range <<= 8;
-                code = (code << 8) | nextByte();
-            }
-            return bit;
-        }
-
-        long getRaw(int w) {
-            if (w > 32) {
-                long lo = getRaw(32);
-                return lo | getRaw(w - 32) << 32;
-            }
-            while (nbits < w) {
-                if (rawPos <= rawLimit) {
-                    throw new CorruptPageException("raw bits run out");
-                }
-                acc |= (long) (buf[--rawPos] & 0xff) << nbits;
-                nbits += 8;
-            }
-            long v = acc & ((1L << w) - 1);
-            acc >>>= w;
-            nbits -= w;
-            return v;
         }
 
         /** Decodes a residual coded with model {@code m}. */
