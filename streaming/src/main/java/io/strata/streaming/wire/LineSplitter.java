@@ -102,7 +102,10 @@ public final class LineSplitter {
         }
     }
 
-    /** Bytes of the incomplete last line held, waiting for its newline. */
+    /**
+     * Bytes held and not handed over yet: the incomplete last line (at most {@code maxLineBytes}), and,
+     * after the consumer threw, the lines behind the one it refused (delivered by the next feed).
+     */
     public int pendingBytes() {
         return end - start;
     }
