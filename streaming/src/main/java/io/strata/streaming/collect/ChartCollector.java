@@ -35,10 +35,12 @@ public final class ChartCollector {
     static final long MAX_INCREMENTAL_PERCENT_RATE = 10;
 
     /**
-     * A collection whose duration exceeds this many update_every intervals resets the chart
-     * instead of being interpolated: {@code MAX(st->entries, 60)}, entries being 5 for dbengine.
+     * A collection that would leave more than this many slots between the last stored slot and
+     * the collection time resets the chart (1.37.x dbengine: one 4 KiB page of 4-byte points).
+     * A long duration alone does not: the 1.37.1 "took too long" reset skips dbengine charts,
+     * so a trusted BEGIN of 70 s really moves the chart 70 s on (checked against a real parent).
      */
-    static final long TOO_LONG_UPDATE_INTERVALS = 60;
+    static final long MAX_SLOTS_BEFORE_RESET = 4096 / 4;
 
     private static final long UINT32_MAX = 0xFFFF_FFFFL;
     private static final int FLAGS_NORMAL = StorageNumber.SN_FLAG_NOT_ANOMALOUS;
@@ -413,13 +415,6 @@ public final class ChartCollector {
         boolean storeThisEntry = true;
         boolean firstEntry = false;
 
-        if (Long.compareUnsigned(usecSinceLastUpdate, TOO_LONG_UPDATE_INTERVALS * updateEveryUt) > 0) {
-            reset();
-            usecSinceLastUpdate = updateEveryUt;
-            storeThisEntry = false;
-            firstEntry = true;
-        }
-
         long lastCollectUt;
         if (lastCollectedUt == 0) {
             lastCollectedUt = alignedFirstCollection(nowMicros);
@@ -433,6 +428,15 @@ public final class ChartCollector {
 
         if (lastUpdatedUt == 0) {
             initLastUpdated();
+            storeThisEntry = false;
+            firstEntry = true;
+        }
+
+        if (Math.abs(lastCollectedUt - lastUpdatedUt) > MAX_SLOTS_BEFORE_RESET * updateEveryUt) {
+            // too far from the stored timeline: start over (the current collection is not stored)
+            reset();
+            initLastUpdated();
+            usecSinceLastUpdate = updateEveryUt;
             storeThisEntry = false;
             firstEntry = true;
         }
@@ -453,10 +457,15 @@ public final class ChartCollector {
                 storeThisEntry = false;
             }
         }
+        // A real 1.37.1 parent stores the first collection of a store_first chart with every
+        // dimension treated as already collected once (raw value for absolute, value - 0 for
+        // incremental); we reproduce that observed behaviour by lowering the history bar.
+        long requiredHistory = counterDone == 0 && storeFirst ? 0 : 1;
         counterDone++;
 
-        boolean hasResetValue = calculate();
-        interpolate(updateEveryUt, lastStoredUt, nextStoreUt, lastCollectUt, nowCollectUt, storeThisEntry, hasResetValue);
+        boolean hasResetValue = calculate(requiredHistory);
+        interpolate(updateEveryUt, lastStoredUt, nextStoreUt, lastCollectUt, nowCollectUt, storeThisEntry, hasResetValue,
+                requiredHistory);
         finishCollection(firstEntry, nowMicros);
     }
 
@@ -493,7 +502,7 @@ public final class ChartCollector {
      *
      * @return whether a counter of the chart wrapped or was reset (the next stored point is flagged)
      */
-    private boolean calculate() {
+    private boolean calculate(long requiredHistory) {
         boolean hasResetValue = false;
         long collectedTotal = 0;
         long lastCollectedTotal = 0;
@@ -527,7 +536,7 @@ public final class ChartCollector {
                     calculatedValues[i] = collectedTotal == 0 ? 0 : 100.0 * (double) collected / (double) collectedTotal;
                     break;
                 case INCREMENTAL:
-                    if (collectionsCounters[i] <= 1) {
+                    if (collectionsCounters[i] <= requiredHistory) {
                         calculatedValues[i] = 0;
                         break;
                     }
@@ -548,7 +557,7 @@ public final class ChartCollector {
                     }
                     break;
                 case PERCENTAGE_OF_INCREMENTAL_ROW:
-                    if (collectionsCounters[i] <= 1) {
+                    if (collectionsCounters[i] <= requiredHistory) {
                         calculatedValues[i] = 0;
                         break;
                     }
@@ -568,7 +577,7 @@ public final class ChartCollector {
 
     /** rrdset_done_interpolate: stores every slot whose end lies in (previous collection, now]. */
     private void interpolate(long updateEveryUt, long lastStoredUt, long nextStoreUt, long lastCollectUt,
-                             long nowCollectUt, boolean storeThisEntry, boolean hasResetValue) {
+                             long nowCollectUt, boolean storeThisEntry, boolean hasResetValue, long requiredHistory) {
         long iterations = (nowCollectUt - lastStoredUt) / updateEveryUt;
         if (nowCollectUt % updateEveryUt == 0) {
             iterations++;
@@ -604,7 +613,7 @@ public final class ChartCollector {
                     sink.store(metricIds[i], pointTimeSeconds, updateEvery, Double.NaN, FLAGS_GAP);
                     continue;
                 }
-                if (updated[i] && collectionsCounters[i] > 1 && iterations < GAP_WHEN_LOST_ITERATIONS_ABOVE) {
+                if (updated[i] && collectionsCounters[i] > requiredHistory && iterations < GAP_WHEN_LOST_ITERATIONS_ABOVE) {
                     sink.store(metricIds[i], pointTimeSeconds, updateEvery, newValue, storageFlags);
                     lastStoredValues[i] = newValue;
                 } else {
