@@ -12,7 +12,8 @@ public interface StoredPointSink {
      *
      * @param metricId          the id given to {@link ChartCollector#addDimension}
      * @param pointTimeSeconds  the end of the slot, unix seconds (a multiple of {@code updateEvery}
-     *                          for live data; replicated points keep the child's times)
+     *                          for live data, unless update_every changed mid-chart;
+     *                          replicated points keep the child's times)
      * @param updateEvery       the chart's update_every in seconds when the point was stored
      * @param value             the value to store; NaN = gap (nothing collected for that slot)
      * @param flags             engine StorageNumber user flags
