@@ -1,0 +1,287 @@
+package io.strata.streaming.auth;
+
+import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.handshake.HandshakeReplies;
+import io.strata.streaming.handshake.StreamRequest;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The parent's decision on a {@code STREAM} request, in Netdata 1.37.1's order (protocol notes §2.2):
+ * <ol>
+ *   <li>{@code key}, {@code hostname}, {@code machine_guid} present; key and machine GUID are UUIDs;</li>
+ *   <li>the API-key section: {@code type} is {@code api}, {@code enabled = yes}, {@code allow from}
+ *       matches the client IP;</li>
+ *   <li>the machine-GUID section (optional): {@code type} is {@code machine}, not {@code enabled = no},
+ *       {@code allow from} matches;</li>
+ *   <li>the rate limit ({@code [web] accept a streaming request every seconds});</li>
+ *   <li>a receiver for the same machine GUID that got data in the last 30 s refuses the newcomer; an
+ *       older one is replaced;</li>
+ *   <li>the parent's own machine GUID is refused.</li>
+ * </ol>
+ * The web-server level {@code [web] allow streaming from} check comes before all this and is the
+ * listener's job. The child only ever sees Netdata's fixed texts; {@link Decision#logMessage()} says
+ * precisely why, for the operator.
+ *
+ * <p>Thread-safe: {@link #decide} may be called concurrently (the rate limit is shared).
+ */
+public final class StreamAuthorizer {
+
+    /** Seconds without data after which a receiver for the same GUID is replaced instead of refusing. */
+    public static final int DUPLICATE_RECEIVER_STALE_SECONDS = 30;
+
+    /** What the parent knows about receivers that are running now. */
+    public interface LiveReceivers {
+        /** Wall-clock millis of the last data received for this machine GUID, or -1 when none is live. */
+        long lastDataMillis(String machineGuid);
+    }
+
+    /**
+     * What the API-key and machine-GUID sections (over the parent's defaults) say for the accepted host.
+     *
+     * @param updateEvery    the GUID section's {@code update every}, else the child's {@code update_every},
+     *                       else the parent's own; at least 1
+     * @param history        at least 5, as in Netdata
+     * @param compression    {@code [stream] enable compression} AND the key's AND the GUID's
+     * @param proxyEnabled   true only when enabled and both destination and api key are non-empty
+     * @param hostTags       the GUID section's {@code host tags}, else the request's {@code tags}
+     *                       (Netdata 1.37.1 itself only uses the request's)
+     */
+    public record EffectiveSettings(int updateEvery, long history, String memoryMode, HealthSetting health,
+            long postponeAlarmsOnConnectSeconds, boolean compression, boolean replication, long secondsToReplicate,
+            long secondsPerReplicationStep, boolean proxyEnabled, String proxyDestination, String proxyApiKey,
+            String proxySendChartsMatching, String hostTags) {
+    }
+
+    /**
+     * The outcome of {@link #decide}.
+     *
+     * @param accepted                whether the stream may start
+     * @param reply                   the exact bytes to write, in one write, before anything else
+     * @param closeAfterReply         true for every refusal: write the reply, then close
+     * @param negotiatedCaps          the capabilities in force for the stream (0 when refused)
+     * @param replaceExistingReceiver accepted while a stale receiver for the same GUID exists: shut it down
+     * @param settings                the host's settings when accepted, {@code null} when refused
+     * @param logMessage              one line for the operator saying what was decided and why
+     */
+    public record Decision(boolean accepted, byte[] reply, boolean closeAfterReply, long negotiatedCaps,
+            boolean replaceExistingReceiver, EffectiveSettings settings, String logMessage) {
+
+        /** How a 1.37.1 child reads {@link #reply()}. */
+        public HandshakeReplies.Kind kind() {
+            return HandshakeReplies.parseReply(reply, reply.length).kind();
+        }
+    }
+
+    private static final long NEVER = Long.MIN_VALUE;
+
+    private final StreamConfig conf;
+    private final boolean globalCompression;
+    private final long parentCapabilities;
+    private final String localMachineGuid;
+    private final int acceptEverySeconds;
+    private final Object rateLock = new Object();
+    private long lastAcceptedSecond = NEVER;
+
+    /**
+     * @param conf               the parent's stream.conf
+     * @param globalCompression  the parent's {@code [stream] enable compression} (normally
+     *                           {@code conf.sender().enableCompression()})
+     * @param parentCapabilities what this parent implements, normally {@link Capabilities#NETDATA_1_37_1}
+     * @param localMachineGuid   the parent's own machine GUID
+     * @param acceptEverySeconds {@code [web] accept a streaming request every seconds}; 0 = unlimited
+     */
+    public StreamAuthorizer(StreamConfig conf, boolean globalCompression, long parentCapabilities,
+            String localMachineGuid, int acceptEverySeconds) {
+        this.conf = Objects.requireNonNull(conf, "conf");
+        this.globalCompression = globalCompression;
+        this.parentCapabilities = parentCapabilities;
+        this.localMachineGuid = Objects.requireNonNull(localMachineGuid, "localMachineGuid");
+        if (acceptEverySeconds < 0) {
+            throw new IllegalArgumentException("acceptEverySeconds must be >= 0, got " + acceptEverySeconds);
+        }
+        this.acceptEverySeconds = acceptEverySeconds;
+    }
+
+    /**
+     * Decides on one request.
+     *
+     * @param remoteIp  the client address as text, matched against {@code allow from}
+     * @param nowMillis wall-clock time (the rate limit and the 30 s rule work in whole seconds, as Netdata)
+     * @param live      the receivers running now
+     */
+    public Decision decide(StreamRequest req, String remoteIp, long nowMillis, LiveReceivers live) {
+        Objects.requireNonNull(req, "req");
+        Objects.requireNonNull(live, "live");
+        String who = "STREAM '" + req.hostname() + "' from [" + remoteIp + "] machine_guid '" + req.machineGuid()
+                + "' api key '" + req.key() + "'";
+        String key = req.key();
+        String guid = req.machineGuid();
+
+        if (key.isEmpty()) {
+            return notPermitted(who, "the request has no API key (key=)");
+        }
+        if (req.hostname().isEmpty()) {
+            return notPermitted(who, "the request has no hostname");
+        }
+        if (guid.isEmpty()) {
+            return notPermitted(who, "the request has no machine_guid");
+        }
+        if (!Uuids.isUuid(key)) {
+            return notPermitted(who, "the API key is not a UUID (generate one with uuidgen)");
+        }
+        if (!Uuids.isUuid(guid)) {
+            return notPermitted(who, "the machine_guid is not a UUID");
+        }
+
+        StreamConfig.KeySection keySection = conf.apiKey(key).orElse(null);
+        if (keySection != null && !keySection.type().equals("api")) {
+            return notPermitted(who, "section [" + key + "] (" + keySection.location() + ") has type = '"
+                    + keySection.type() + "', not 'api', so it cannot be used as an API key");
+        }
+        if (keySection == null) {
+            return notPermitted(who, "the API key has no section in " + conf.ini().fileName()
+                    + " (a key needs [" + key + "] with enabled = yes)");
+        }
+        if (!keySection.enabled()) {
+            return notPermitted(who, "API key section [" + key + "] (" + keySection.location()
+                    + ") is not enabled (it needs enabled = yes)");
+        }
+        if (!allowed(keySection.allowFromPattern(), remoteIp)) {
+            return notPermitted(who, "API key [" + key + "] is not allowed from " + remoteIp
+                    + " (allow from = '" + keySection.allowFrom() + "' in the section at " + keySection.location()
+                    + ")");
+        }
+
+        StreamConfig.MachineSection machine = conf.machine(guid).orElse(null);
+        if (key.equals(guid) && !keySection.typeExplicit()) {
+            // Netdata reads the key's type with the default "api" and so writes that default into the
+            // shared section; the machine-GUID check then finds "api"
+            return notPermitted(who, "the API key and the machine GUID are the same string; section [" + guid
+                    + "] (" + keySection.location() + ") then counts as an API key and cannot be a machine GUID");
+        }
+        if (machine != null && !machine.type().equals("machine")) {
+            return notPermitted(who, "section [" + guid + "] (" + machine.location() + ") has type = '"
+                    + machine.type() + "', not 'machine', so it cannot be used as a machine GUID");
+        }
+        if (machine != null && !machine.enabled()) {
+            return notPermitted(who, "machine GUID section [" + guid + "] (" + machine.location()
+                    + ") disables this child (enabled = no)");
+        }
+        if (machine != null && !allowed(machine.allowFromPattern(), remoteIp)) {
+            return notPermitted(who, "machine GUID [" + guid + "] is not allowed from " + remoteIp
+                    + " (allow from = '" + machine.allowFrom() + "' in the section at " + machine.location() + ")");
+        }
+
+        long nowSecond = Math.floorDiv(nowMillis, 1000L);
+        if (acceptEverySeconds > 0) {
+            synchronized (rateLock) {
+                if (lastAcceptedSecond != NEVER && nowSecond - lastAcceptedSecond < acceptEverySeconds) {
+                    long wait = acceptEverySeconds - (nowSecond - lastAcceptedSecond);
+                    return refused(HandshakeReplies.Kind.BUSY, who, "rate limit: one new stream every "
+                            + acceptEverySeconds + " s ([web] accept a streaming request every seconds); next in "
+                            + wait + " s");
+                }
+                lastAcceptedSecond = nowSecond;
+            }
+        }
+
+        boolean replace = false;
+        long lastData = live.lastDataMillis(guid);
+        long age = 0;
+        if (lastData >= 0) {
+            age = nowSecond - Math.floorDiv(lastData, 1000L);
+            if (age > DUPLICATE_RECEIVER_STALE_SECONDS) {
+                replace = true;
+            } else {
+                return refused(HandshakeReplies.Kind.ALREADY_STREAMING, who, "a receiver for this machine GUID is"
+                        + " live (last data " + age + " s ago, within " + DUPLICATE_RECEIVER_STALE_SECONDS
+                        + " s)");
+            }
+        }
+
+        if (guid.equals(localMachineGuid)) {
+            return refused(HandshakeReplies.Kind.LOCALHOST, who, "the machine GUID is this parent's own (a copied"
+                    + " machine GUID, or a streaming loop)");
+        }
+
+        EffectiveSettings settings = settings(req, keySection, Optional.ofNullable(machine));
+        long offered = req.offeredVersion();
+        long offeredNormalised = Capabilities.normalise(offered);
+        long negotiated = Capabilities.negotiateAsParent(offered, parentCapabilities);
+        if (!settings.compression()) {
+            negotiated &= ~Capabilities.COMPRESSION;
+        }
+        byte[] reply = HandshakeReplies.accepted(negotiated, offeredNormalised);
+        StringBuilder log = new StringBuilder(who).append(": accepted; offered ")
+                .append(req.ver() >= 0 ? "ver=" + req.ver() : "no ver (version " + offered + ")")
+                .append(" [").append(Capabilities.names(offeredNormalised)).append("], negotiated ")
+                .append(negotiated).append(" [").append(Capabilities.names(negotiated)).append(']');
+        if (Capabilities.has(offeredNormalised, Capabilities.COMPRESSION) && !settings.compression()) {
+            log.append("; compression disabled by stream.conf");
+        }
+        if (replace) {
+            log.append("; replacing the previous receiver of this machine GUID (last data ").append(age)
+                    .append(" s ago)");
+        }
+        return new Decision(true, reply, false, negotiated, replace, settings, log.toString());
+    }
+
+    private EffectiveSettings settings(StreamRequest req, StreamConfig.KeySection key,
+            Optional<StreamConfig.MachineSection> machine) {
+        HostDefaults defaults = conf.hostDefaults();
+        long childUpdateEvery = req.updateEvery() > 0 ? req.updateEvery() : defaults.updateEvery();
+        // C truncates the configured number to int, then only fixes negative values; 0 is fixed here too
+        int updateEvery = (int) (long) machine.flatMap(m -> boxed(m.updateEvery())).orElse(childUpdateEvery);
+        if (updateEvery < 1) {
+            updateEvery = 1;
+        }
+        long history = machine.flatMap(m -> boxed(m.history())).orElse(key.defaultHistory());
+        if (history < 5) {
+            history = 5;
+        }
+        String memoryMode = machine.flatMap(StreamConfig.MachineSection::memoryMode).orElse(key.defaultMemoryMode());
+        HealthSetting health = machine.flatMap(StreamConfig.MachineSection::healthEnabled)
+                .orElse(key.healthEnabledByDefault());
+        long postpone = machine.flatMap(m -> boxed(m.postponeAlarmsOnConnectSeconds()))
+                .orElse(key.defaultPostponeAlarmsOnConnectSeconds());
+        boolean proxyConfigured = machine.flatMap(StreamConfig.MachineSection::proxyEnabled)
+                .orElse(key.defaultProxyEnabled());
+        String proxyDestination = machine.flatMap(StreamConfig.MachineSection::proxyDestination)
+                .orElse(key.defaultProxyDestination());
+        String proxyApiKey = machine.flatMap(StreamConfig.MachineSection::proxyApiKey)
+                .orElse(key.defaultProxyApiKey());
+        String proxyCharts = machine.flatMap(StreamConfig.MachineSection::proxySendChartsMatching)
+                .orElse(key.defaultProxySendChartsMatching());
+        boolean replication = machine.flatMap(StreamConfig.MachineSection::enableReplication)
+                .orElse(key.enableReplication());
+        long secondsToReplicate = machine.flatMap(m -> boxed(m.secondsToReplicate())).orElse(key.secondsToReplicate());
+        long step = machine.flatMap(m -> boxed(m.secondsPerReplicationStep())).orElse(key.secondsPerReplicationStep());
+        boolean compression = globalCompression
+                && machine.flatMap(StreamConfig.MachineSection::enableCompression).orElse(key.enableCompression());
+        String hostTags = machine.flatMap(StreamConfig.MachineSection::hostTags).orElse(req.tags());
+        boolean proxyEnabled = proxyConfigured && !proxyDestination.isEmpty() && !proxyApiKey.isEmpty();
+        return new EffectiveSettings(updateEvery, history, memoryMode, health, postpone, compression, replication,
+                secondsToReplicate, step, proxyEnabled, proxyDestination, proxyApiKey, proxyCharts, hostTags);
+    }
+
+    private static Optional<Long> boxed(OptionalLong value) {
+        return value.isPresent() ? Optional.of(value.getAsLong()) : Optional.empty();
+    }
+
+    /* Netdata skips the check when the pattern list is empty (simple_pattern_create returns NULL). */
+    private static boolean allowed(SimplePattern pattern, String remoteIp) {
+        return pattern.isEmpty() || pattern.matches(remoteIp);
+    }
+
+    private static Decision notPermitted(String who, String reason) {
+        return refused(HandshakeReplies.Kind.NOT_PERMITTED, who, reason);
+    }
+
+    private static Decision refused(HandshakeReplies.Kind kind, String who, String reason) {
+        return new Decision(false, HandshakeReplies.refusal(kind), true, 0, false, null,
+                who + ": refused (" + kind + "): " + reason);
+    }
+}
