@@ -180,7 +180,14 @@ public final class StreamSender implements AutoCloseable {
     private void run() {
         try {
             while (running) {
-                SenderSession s = connect();
+                SenderSession s;
+                try {
+                    s = connect();
+                } catch (RuntimeException e) {
+                    // a bug or a bad injected component: keep the host streaming, retry later
+                    log.error("STREAM {} [send]: connection attempt failed", hostName, e);
+                    s = null;
+                }
                 if (s == null) {
                     Thread.sleep(config.reconnectDelay().toMillis());
                     continue;
@@ -189,9 +196,6 @@ public final class StreamSender implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             // close() asked us to stop
-        } catch (RuntimeException | Error e) {
-            log.error("STREAM {} [send]: sender thread failed; streaming of this host stops", hostName, e);
-            throw e;
         } finally {
             SenderSession s = current;
             current = null;
@@ -268,7 +272,13 @@ public final class StreamSender implements AutoCloseable {
     private SenderSession handshake(Destination d, Channel ch) throws InterruptedException {
         long timeoutMillis = config.timeout().toMillis();
         ReplyCollector collector = (ReplyCollector) ch.pipeline().get(ReplyCollector.NAME);
-        byte[] request = handshake.request(d);
+        byte[] request;
+        try {
+            request = handshake.request(d);
+        } catch (RuntimeException e) {
+            ch.close();
+            throw e;
+        }
         ChannelFuture sent = ch.writeAndFlush(Unpooled.wrappedBuffer(request));
         if (!sent.await(timeoutMillis) || !sent.isSuccess()) {
             ch.close();
@@ -293,7 +303,13 @@ public final class StreamSender implements AutoCloseable {
             destinations.postpone(d, POSTPONE_NO_REPLY, why);
             return null;
         }
-        Handshake.Outcome outcome = handshake.parseReply(reply, reply.length);
+        Handshake.Outcome outcome;
+        try {
+            outcome = handshake.parseReply(reply, reply.length);
+        } catch (RuntimeException e) {
+            log.error("STREAM {} [send to {}]: cannot judge the reply", hostName, d, e);
+            outcome = Handshake.Outcome.refused(POSTPONE_SEND_FAILED, "reply not understood: " + e.getMessage());
+        }
         if (!outcome.accepted()) {
             ch.close();
             log.error("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),

@@ -93,8 +93,8 @@ class StreamSenderTest {
         public void onConnected(SenderSession session, long capabilities) {
             connects.incrementAndGet();
             sessions.add(session);
-            events.add("connected " + session.destination().port() + " " + capabilities);
             onConnect.accept(session);
+            events.add("connected " + session.destination().port() + " " + capabilities);
         }
 
         @Override
@@ -307,6 +307,36 @@ class StreamSenderTest {
                 assertTrue(plain.awaitReceived("abc\n", WAIT));
                 assertFalse(plain.received().contains("Z"));
                 assertEquals(List.of(16376L), asked, "not asked for a handler without COMPRESSION");
+            }
+        }
+    }
+
+    @Test
+    void aFailingHandshakeComponentDoesNotStopTheSender() throws Exception {
+        try (FakeParent p = new FakeParent(FakeParent.Mode.ACCEPT, ACCEPT_15296)) {
+            Recorder r = new Recorder();
+            AtomicInteger calls = new AtomicInteger();
+            TestHandshake real = new TestHandshake();
+            Handshake flaky = new Handshake() {
+                @Override
+                public byte[] request(Destination d) {
+                    if (calls.incrementAndGet() == 1) {
+                        throw new IllegalStateException("first request fails");
+                    }
+                    return real.request(d);
+                }
+
+                @Override
+                public Outcome parseReply(byte[] reply, int len) {
+                    return real.parseReply(reply, len);
+                }
+            };
+            DestinationList list = DestinationList.parse("127.0.0.1:" + p.port(), 19999, System::currentTimeMillis);
+            try (StreamSender sender = new StreamSender("child", list, flaky, caps -> null, r,
+                    config(Duration.ofSeconds(2), Duration.ofMillis(100), 1 << 20), group)) {
+                sender.start();
+                assertEquals("connected " + p.port() + " 15296", r.next());
+                assertEquals(2, calls.get());
             }
         }
     }
