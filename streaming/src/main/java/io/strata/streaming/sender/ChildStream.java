@@ -1,0 +1,609 @@
+package io.strata.streaming.sender;
+
+import io.netty.buffer.ByteBuf;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.HostInfo;
+import io.strata.engine.meta.MetadataStore;
+import io.strata.engine.registry.MetricRegistry;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.function.IntUnaryOperator;
+import java.util.function.LongSupplier;
+
+/**
+ * What one connected child sends for a host whose data lives in a local {@link StorageEngine}:
+ * the host preamble, chart definitions, replication answers and collected values, as a Netdata
+ * 1.37.1 child writes them (see {@code docs/format/stream-sender.md}).
+ *
+ * <p>Every method appends one atomic block to the given buffer; the caller commits the buffer with
+ * {@link SenderSession#write}. Definitions may be written from any thread; the per-chart state
+ * kept for {@link #writeCollection(ByteBuf, int, long, long[], boolean[])} is published safely.
+ * Replication answers read the engine (disk I/O): call them off the event loop.
+ */
+public final class ChildStream {
+
+    /** Capability bits this class looks at (§2.3; the handshake package owns the full set). */
+    public static final long CAP_HLABELS = 128;
+    public static final long CAP_CLAIM = 256;
+    public static final long CAP_CLABELS = 512;
+    public static final long CAP_REPLICATION = 4096;
+
+    /** {@code initial clock resync iterations}: BEGIN sends 0 µs this long after a (re)definition, without REPLICATION. */
+    public static final int DEFAULT_CLOCK_RESYNC_ITERATIONS = 60;
+
+    /** Tolerance, in seconds, for a database time in the future (the C sender's {@code tolerance}). */
+    private static final long FUTURE_TOLERANCE_SECONDS = 2;
+
+    /**
+     * The collection state of the chart's dimensions (Netdata's {@code RRDDIM}/{@code RRDSET}
+     * collection fields), sent in RDSTATE/RSSTATE when streaming starts. The integrator backs it
+     * with the chart collector. {@code dimIndex} is the dimension's position in the chart's
+     * definition order (the order of {@link MetadataStore#metrics(int)}).
+     */
+    public interface CollectionState {
+        long lastCollectedUt(int chartId, int dimIndex);
+
+        long lastCollectedValue(int chartId, int dimIndex);
+
+        double lastCalculatedValue(int chartId, int dimIndex);
+
+        double lastStoredValue(int chartId, int dimIndex);
+
+        long chartLastCollectedUt(int chartId);
+
+        long chartLastUpdatedUt(int chartId);
+    }
+
+    /**
+     * The source bits of labels (the engine keeps label values only). {@link #NETDATA} reproduces
+     * what a 1.37.1 agent sends for its own labels.
+     */
+    public interface LabelSources {
+        int hostLabel(String name);
+
+        int chartLabel(ChartInfo chart, String name);
+
+        /**
+         * Host labels: {@code _aclk_available} AUTO|ACLK (9), {@code _is_ephemeral} and
+         * {@code _has_unstable_connection} CONFIG (2), other {@code _}-names AUTO (1), the rest
+         * CONFIG (2, netdata.conf {@code [host labels]}). Chart labels: {@code _collect_plugin}
+         * and {@code _collect_module} AUTO|PERMANENT (536870913), the rest AUTO (1).
+         */
+        LabelSources NETDATA = new LabelSources() {
+            @Override
+            public int hostLabel(String name) {
+                if (name.equals("_aclk_available")) {
+                    return SenderWireFormat.LABEL_SOURCE_AUTO | SenderWireFormat.LABEL_SOURCE_ACLK;
+                }
+                if (name.equals("_is_ephemeral") || name.equals("_has_unstable_connection")) {
+                    return SenderWireFormat.LABEL_SOURCE_CONFIG;
+                }
+                return name.startsWith("_") ? SenderWireFormat.LABEL_SOURCE_AUTO : SenderWireFormat.LABEL_SOURCE_CONFIG;
+            }
+
+            @Override
+            public int chartLabel(ChartInfo chart, String name) {
+                if (name.equals("_collect_plugin") || name.equals("_collect_module")) {
+                    return SenderWireFormat.LABEL_SOURCE_AUTO | SenderWireFormat.LABEL_FLAG_PERMANENT;
+                }
+                return SenderWireFormat.LABEL_SOURCE_AUTO;
+            }
+        };
+    }
+
+    /** What was sent for a chart on this connection: ids pre-encoded for the data path. */
+    private static final class ChartWire {
+        final String id;
+        final byte[] idUtf8;
+        final int[] metrics;
+        final byte[][] dimIds;
+        final int updateEvery;
+        final boolean replication;
+        final long resyncUntilSeconds;
+
+        ChartWire(String id, int[] metrics, byte[][] dimIds, int updateEvery, boolean replication,
+                  long resyncUntilSeconds) {
+            this.id = id;
+            this.idUtf8 = SenderWireFormat.utf8(id);
+            this.metrics = metrics;
+            this.dimIds = dimIds;
+            this.updateEvery = updateEvery;
+            this.replication = replication;
+            this.resyncUntilSeconds = resyncUntilSeconds;
+        }
+    }
+
+    private final StorageEngine engine;
+    private final UUID hostGuid;
+    private final String claimId;
+    private final LabelSources labelSources;
+    private final IntUnaryOperator chartOptions;
+    private final LongSupplier wallClockSeconds;
+    private final int clockResyncIterations;
+    private final Object wiresLock = new Object();
+    private volatile ChartWire[] wires = new ChartWire[0];
+
+    /** Unclaimed, Netdata's label sources, no chart options, the system clock, 60 resync iterations. */
+    public ChildStream(StorageEngine engine, UUID hostGuid) {
+        this(engine, hostGuid, null, LabelSources.NETDATA, c -> 0,
+                () -> System.currentTimeMillis() / 1000, DEFAULT_CLOCK_RESYNC_ITERATIONS);
+    }
+
+    /**
+     * @param claimId               Netdata Cloud claim id, null when unclaimed ({@code NULL} is sent)
+     * @param chartOptions          chart id to {@link SenderWireFormat#CHART_OBSOLETE} etc. bits
+     * @param wallClockSeconds      unix seconds (the second reading of replication answers, and
+     *                              the clock resync window)
+     * @param clockResyncIterations stream.conf {@code initial clock resync iterations}
+     */
+    public ChildStream(StorageEngine engine, UUID hostGuid, String claimId, LabelSources labelSources,
+                       IntUnaryOperator chartOptions, LongSupplier wallClockSeconds, int clockResyncIterations) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.hostGuid = Objects.requireNonNull(hostGuid, "hostGuid");
+        this.claimId = claimId;
+        this.labelSources = Objects.requireNonNull(labelSources, "labelSources");
+        this.chartOptions = Objects.requireNonNull(chartOptions, "chartOptions");
+        this.wallClockSeconds = Objects.requireNonNull(wallClockSeconds, "wallClockSeconds");
+        if (clockResyncIterations < 0) {
+            throw new IllegalArgumentException("clock resync iterations must not be negative: " + clockResyncIterations);
+        }
+        this.clockResyncIterations = clockResyncIterations;
+    }
+
+    public UUID hostGuid() {
+        return hostGuid;
+    }
+
+    // ---- preamble and definitions ---------------------------------------------------------------
+
+    /**
+     * {@code CLAIMED_ID} (if CLAIM), then every host label and {@code OVERWRITE labels} (if
+     * HLABELS), labels sorted by name (the engine does not keep their order).
+     *
+     * @throws IllegalStateException when the engine does not know the host
+     */
+    public void writeHostPreamble(ByteBuf out, long caps) {
+        MetadataStore meta = engine.metadata();
+        int hostId = meta.hostId(hostGuid);
+        if (hostId < 0) {
+            throw new IllegalStateException("host " + hostGuid + " is not in the engine's metadata");
+        }
+        HostInfo host = meta.host(hostId);
+        if ((caps & CAP_CLAIM) != 0) {
+            SenderWireFormat.claimedId(out, hostGuid.toString(), claimId);
+        }
+        if ((caps & CAP_HLABELS) != 0) {
+            for (Map.Entry<String, String> l : new TreeMap<>(host.labels()).entrySet()) {
+                SenderWireFormat.label(out, l.getKey(), labelSources.hostLabel(l.getKey()), l.getValue());
+            }
+            SenderWireFormat.overwriteLabels(out);
+        }
+    }
+
+    /**
+     * The definition block of a chart: {@code CHART}, {@code CLABEL}s and {@code CLABEL_COMMIT}
+     * (if CLABELS and the chart has labels), every {@code DIMENSION}, and with REPLICATION
+     * {@code CHART_DEFINITION_END} carrying the engine's tier-0 retention of the chart, sanitised
+     * as the C sender does (§4.8). Remembers the chart for
+     * {@link #writeCollection(ByteBuf, int, long, long[], boolean[])} on this connection.
+     *
+     * @throws IllegalArgumentException when the chart does not exist or belongs to another host
+     */
+    public void writeChartDefinition(ByteBuf out, int chartId, long caps, long nowSeconds) {
+        ChartInfo chart = chart(chartId);
+        int[] metrics = metricsOf(chartId);
+        String[] ids = new String[metrics.length];
+        DimensionInfo[] dims = new DimensionInfo[metrics.length];
+        int n = 0;
+        MetadataStore meta = engine.metadata();
+        for (int m : metrics) {
+            DimensionInfo d = meta.dimension(m);
+            if (d != null) {
+                metrics[n] = m;
+                dims[n] = d;
+                ids[n] = d.id();
+                n++;
+            }
+        }
+        metrics = Arrays.copyOf(metrics, n);
+
+        SenderWireFormat.chart(out, chart.id(), SenderWireFormat.chartNameField(chart.id(), chart.name()),
+                chart.title(), chart.units(), chart.family(), chart.context(), chart.chartType(), chart.priority(),
+                chart.updateEvery(), chartOptions.applyAsInt(chartId), chart.plugin(), chart.module());
+        if ((caps & CAP_CLABELS) != 0 && !chart.labels().isEmpty()) {
+            for (Map.Entry<String, String> l : new TreeMap<>(chart.labels()).entrySet()) {
+                SenderWireFormat.chartLabel(out, l.getKey(), l.getValue(), labelSources.chartLabel(chart, l.getKey()));
+            }
+            SenderWireFormat.chartLabelCommit(out);
+        }
+        byte[][] dimIds = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            DimensionInfo d = dims[i];
+            SenderWireFormat.dimension(out, d.id(), d.name(), d.algorithm(), d.multiplier(), d.divisor(),
+                    (d.flags() & DimensionInfo.FLAG_OBSOLETE) != 0, (d.flags() & DimensionInfo.FLAG_HIDDEN) != 0,
+                    false);
+            dimIds[i] = SenderWireFormat.utf8(ids[i]);
+        }
+        boolean replication = (caps & CAP_REPLICATION) != 0;
+        if (replication) {
+            long[] range = tier0Range(metrics);
+            long first = range[0];
+            long last = range[1];
+            if (last == 0) {
+                first = 0;
+            }
+            if (last > nowSeconds) {
+                last = nowSeconds;
+            }
+            if (first != 0 && last != 0 && first >= last) {
+                first = last - chart.updateEvery();
+            }
+            if (first == 0 && last != 0) {
+                first = last;
+            }
+            SenderWireFormat.chartDefinitionEnd(out, first, last, nowSeconds);
+        }
+        long resyncUntil = nowSeconds + (long) clockResyncIterations * chart.updateEvery();
+        remember(chartId, new ChartWire(chart.id(), metrics, dimIds, chart.updateEvery(), replication, resyncUntil));
+    }
+
+    /** Forgets which charts were defined: after a disconnection everything is sent again. */
+    public void forgetDefinitions() {
+        synchronized (wiresLock) {
+            wires = new ChartWire[0];
+        }
+    }
+
+    /** True when {@link #writeChartDefinition} ran for the chart since the last {@link #forgetDefinitions}. */
+    public boolean isDefined(int chartId) {
+        ChartWire[] w = wires;
+        return chartId >= 0 && chartId < w.length && w[chartId] != null;
+    }
+
+    private void remember(int chartId, ChartWire w) {
+        synchronized (wiresLock) {
+            ChartWire[] cur = wires;
+            ChartWire[] next = Arrays.copyOf(cur, Math.max(cur.length, chartId + 1));
+            next[chartId] = w;
+            wires = next;
+        }
+    }
+
+    // ---- collected data -------------------------------------------------------------------------
+
+    /**
+     * {@code BEGIN}/{@code SET}/{@code END} of one collection of a chart defined on this
+     * connection, from primitive arrays in definition order. Without REPLICATION, BEGIN carries 0
+     * µs during the clock resync window after the definition, as Netdata does.
+     *
+     * @param collected raw collected values, one per dimension
+     * @param updated   which dimensions were collected this time (null = all)
+     * @throws IllegalStateException    when the chart was not defined on this connection
+     * @throws IllegalArgumentException when the arrays are shorter than the chart's dimensions
+     */
+    public void writeCollection(ByteBuf out, int chartId, long microseconds, long[] collected, boolean[] updated) {
+        ChartWire[] ws = wires;
+        ChartWire w = chartId >= 0 && chartId < ws.length ? ws[chartId] : null;
+        if (w == null) {
+            throw new IllegalStateException("chart " + chartId + " was not defined on this connection");
+        }
+        int n = w.metrics.length;
+        if (collected.length < n || (updated != null && updated.length < n)) {
+            throw new IllegalArgumentException("chart '" + w.id + "' has " + n + " dimensions; got " + collected.length
+                    + " values and " + (updated == null ? "no" : updated.length) + " updated flags");
+        }
+        long usec = microseconds;
+        if (!w.replication && wallClockSeconds.getAsLong() <= w.resyncUntilSeconds) {
+            usec = 0;
+        }
+        SenderWireFormat.begin(out, w.idUtf8, usec);
+        for (int i = 0; i < n; i++) {
+            if (updated == null || updated[i]) {
+                SenderWireFormat.set(out, w.dimIds[i], collected[i]);
+            }
+        }
+        SenderWireFormat.end(out);
+    }
+
+    /**
+     * {@code BEGIN}/{@code SET}/{@code END} for any chart id, from primitive arrays; the
+     * microseconds are written as given.
+     */
+    public static void writeCollection(ByteBuf out, String chartId, long microseconds, String[] dimensionIds,
+                                       long[] collected, int dimensions) {
+        if (dimensionIds.length < dimensions || collected.length < dimensions) {
+            throw new IllegalArgumentException("chart '" + chartId + "': " + dimensions + " dimensions but "
+                    + dimensionIds.length + " ids and " + collected.length + " values");
+        }
+        SenderWireFormat.begin(out, chartId, microseconds);
+        for (int i = 0; i < dimensions; i++) {
+            SenderWireFormat.set(out, dimensionIds[i], collected[i]);
+        }
+        SenderWireFormat.end(out);
+    }
+
+    // ---- replication ----------------------------------------------------------------------------
+
+    /**
+     * Answers {@code REPLAY_CHART "<id>" "<start>" <after> <before>} from the engine, as the 1.37.1
+     * sender's {@code replicate_chart_response} does (§6.1, §6.3): the window is clamped to the
+     * chart's retention, extended to its latest point when the parent asks to start streaming;
+     * every point in (after, before] is an {@code RBEGIN ''} with one {@code RSET} per dimension
+     * (tier-0 stored values); when streaming starts, {@code RDSTATE}/{@code RSSTATE} from
+     * {@code state}; then {@code REND}. If the wall clock moved past {@code nowSeconds} while
+     * answering, streaming is not started (the parent asks again).
+     *
+     * @return whether the child resumes BEGIN/SET/END for the chart ({@code REND ... true})
+     * @throws IOException when the engine cannot be read; nothing is left in {@code out} then
+     */
+    public boolean writeReplayAnswer(ByteBuf out, int chartId, boolean startStreaming, long after, long before,
+                                     long nowSeconds, CollectionState state) throws IOException {
+        ChartWire w = wireOrFresh(chartId);
+        int start = out.writerIndex();
+        try {
+            return replay(out, chartId, w, startStreaming, after, before, nowSeconds, state);
+        } catch (IOException | RuntimeException e) {
+            out.writerIndex(start);
+            throw e;
+        }
+    }
+
+    private boolean replay(ByteBuf out, int chartId, ChartWire w, boolean startStreaming, long after, long before,
+                           long now, CollectionState state) throws IOException {
+        long[] range = tier0Range(w.metrics);
+        long firstLocal = range[0];
+        if (firstLocal > now + FUTURE_TOLERANCE_SECONDS) {
+            firstLocal = now;
+        }
+        long queryAfter = Math.max(after, firstLocal);
+
+        long lastUpdated = state.chartLastUpdatedUt(chartId) / 1_000_000L;
+        long lastLocal = lastUpdated;
+        if (lastLocal == 0) {
+            lastLocal = range[1];
+            if (lastLocal == 0) {
+                lastLocal = now;
+            }
+        }
+        if (lastLocal > now + FUTURE_TOLERANCE_SECONDS) {
+            lastLocal = now;
+        }
+        long queryBefore = Math.min(before, lastLocal);
+        if (startStreaming) {
+            queryBefore = lastLocal;
+        }
+        if (queryAfter > queryBefore) {
+            long t = queryBefore;
+            queryBefore = queryAfter;
+            queryAfter = t;
+        }
+        boolean enableStreaming = startStreaming || queryBefore == lastLocal || after == 0 || before == 0;
+
+        SenderWireFormat.replayBegin(out, w.idUtf8);
+        long answeredAfter = after;
+        long answeredBefore;
+        if (after != 0 && before != 0) {
+            answeredBefore = replayPoints(out, w, queryAfter, queryBefore, enableStreaming, lastUpdated, now);
+        } else {
+            answeredAfter = 0;
+            answeredBefore = 0;
+            enableStreaming = true;
+        }
+
+        long worldClock = wallClockSeconds.getAsLong();
+        if (enableStreaming) {
+            if (now < worldClock) {
+                // answering took us past a second: points collected meanwhile are in neither
+                // this answer nor the stream, so the parent must ask again
+                enableStreaming = false;
+            } else {
+                for (int i = 0; i < w.metrics.length; i++) {
+                    SenderWireFormat.replayDimensionState(out, w.dimIds[i], state.lastCollectedUt(chartId, i),
+                            state.lastCollectedValue(chartId, i), state.lastCalculatedValue(chartId, i),
+                            state.lastStoredValue(chartId, i));
+                }
+                SenderWireFormat.replayChartState(out, state.chartLastCollectedUt(chartId),
+                        state.chartLastUpdatedUt(chartId));
+            }
+        }
+        SenderWireFormat.replayEnd(out, w.updateEvery, firstLocal, lastLocal, enableStreaming, answeredAfter,
+                answeredBefore, worldClock);
+        return enableStreaming;
+    }
+
+    /**
+     * The points in (after, before], merged across dimensions the way the C sender merges its
+     * per-dimension storage queries: each step emits the earliest point end among the dimensions;
+     * a dimension whose current point covers that time sends it, the others send {@code NAN "E"}.
+     * Returns the {@code before} actually used.
+     */
+    private long replayPoints(ByteBuf out, ChartWire w, long after, long before, boolean enableStreaming,
+                              long lastUpdatedSeconds, long wallClock) throws IOException {
+        if (enableStreaming && lastUpdatedSeconds > before) {
+            before = lastUpdatedSeconds;
+        }
+        int ue = w.updateEvery;
+        int n = w.metrics.length;
+        DimensionCursor[] cursors = new DimensionCursor[n];
+        for (int i = 0; i < n; i++) {
+            cursors[i] = new DimensionCursor(engine, w.metrics[i], after, before, ue);
+        }
+        long now = after + 1;
+        while (now <= before) {
+            long minStart = 0;
+            long minEnd = 0;
+            for (DimensionCursor c : cursors) {
+                c.advanceTo(now);
+                if (!c.loaded || c.end < now) {
+                    continue;
+                }
+                long start = c.end - ue;
+                if (minStart == 0) {
+                    minStart = start;
+                    minEnd = c.end;
+                } else {
+                    minStart = Math.min(minStart, start);
+                    minEnd = Math.min(minEnd, c.end);
+                }
+            }
+            if (minStart > wallClock + 1 || minEnd > wallClock + ue + 1) {
+                break;
+            }
+            if (minEnd < now) {
+                break;
+            }
+            if (minEnd <= minStart) {
+                minStart = minEnd - ue;
+            }
+            SenderWireFormat.replayPoint(out, minStart, minEnd, wallClock);
+            for (int i = 0; i < n; i++) {
+                DimensionCursor c = cursors[i];
+                if (c.loaded && c.end - ue <= minEnd && c.end >= minEnd) {
+                    SenderWireFormat.replaySetStorageNumber(out, w.dimIds[i], c.storageNumber);
+                } else {
+                    SenderWireFormat.replaySetEmpty(out, w.dimIds[i]);
+                }
+            }
+            now = minEnd + 1;
+        }
+        return before;
+    }
+
+    /**
+     * Walks one dimension's tier-0 points in windows of {@value #WINDOW_POINTS} points, so that a
+     * long request never holds more than one window per dimension in memory.
+     */
+    private static final class DimensionCursor implements StorageEngine.Tier0Consumer {
+        static final int WINDOW_POINTS = 1024;
+
+        private final StorageEngine engine;
+        private final int metric;
+        private final long until;
+        private final long windowSeconds;
+        private long nextFrom;
+        private long[] times = new long[64];
+        private int[] storageNumbers = new int[64];
+        private int count;
+        private int position;
+
+        boolean loaded;
+        long end;
+        int storageNumber;
+
+        DimensionCursor(StorageEngine engine, int metric, long from, long until, int updateEvery) {
+            this.engine = engine;
+            this.metric = metric;
+            this.until = until;
+            this.windowSeconds = (long) WINDOW_POINTS * updateEvery;
+            this.nextFrom = from;
+        }
+
+        @Override
+        public void point(long time, int sn) {
+            if (count == times.length) {
+                times = Arrays.copyOf(times, count * 2);
+                storageNumbers = Arrays.copyOf(storageNumbers, count * 2);
+            }
+            times[count] = time;
+            storageNumbers[count] = sn;
+            count++;
+        }
+
+        /** Moves to the first point ending at or after {@code now}; keeps the last point when none does. */
+        void advanceTo(long now) throws IOException {
+            while ((!loaded || end < now) && fetch()) {
+                // skipping points that end before now
+            }
+        }
+
+        private boolean fetch() throws IOException {
+            while (position >= count) {
+                if (nextFrom > until) {
+                    return false;
+                }
+                long to = until - nextFrom < windowSeconds ? until : nextFrom + windowSeconds - 1;
+                count = 0;
+                position = 0;
+                engine.queryTier0(metric, nextFrom, to, this);
+                nextFrom = to + 1;
+            }
+            end = times[position];
+            storageNumber = storageNumbers[position];
+            position++;
+            loaded = true;
+            return true;
+        }
+    }
+
+    // ---- engine helpers -------------------------------------------------------------------------
+
+    private ChartInfo chart(int chartId) {
+        MetadataStore meta = engine.metadata();
+        if (chartId < 0 || chartId >= meta.chartCount()) {
+            throw new IllegalArgumentException("chart id " + chartId + " is not defined in the engine ("
+                    + meta.chartCount() + " charts)");
+        }
+        ChartInfo chart = meta.chart(chartId);
+        if (!chart.hostGuid().equals(hostGuid)) {
+            throw new IllegalArgumentException("chart '" + chart.id() + "' (id " + chartId + ") belongs to host "
+                    + chart.hostGuid() + ", not to " + hostGuid);
+        }
+        return chart;
+    }
+
+    private int[] metricsOf(int chartId) {
+        List<Integer> ms = engine.metadata().metrics(chartId);
+        int[] out = new int[ms.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = ms.get(i);
+        }
+        return out;
+    }
+
+    /** The defined wire of the chart, or one built from the metadata (a chart not defined yet). */
+    private ChartWire wireOrFresh(int chartId) {
+        ChartWire[] ws = wires;
+        if (chartId >= 0 && chartId < ws.length && ws[chartId] != null) {
+            return ws[chartId];
+        }
+        ChartInfo chart = chart(chartId);
+        int[] metrics = metricsOf(chartId);
+        byte[][] ids = new byte[metrics.length][];
+        int n = 0;
+        for (int m : metrics) {
+            DimensionInfo d = engine.metadata().dimension(m);
+            if (d != null) {
+                metrics[n] = m;
+                ids[n] = SenderWireFormat.utf8(d.id());
+                n++;
+            }
+        }
+        return new ChartWire(chart.id(), Arrays.copyOf(metrics, n), Arrays.copyOf(ids, n), chart.updateEvery(), true, 0);
+    }
+
+    /** [first, last] tier-0 time over the metrics, 0 where nothing is stored (first ignores empty metrics). */
+    private long[] tier0Range(int[] metrics) {
+        MetricRegistry reg = engine.registry();
+        long first = 0;
+        long last = 0;
+        for (int m : metrics) {
+            long f = reg.firstTime(m, 0);
+            long l = reg.lastTime(m, 0);
+            if (f != MetricRegistry.NO_TIME && (first == 0 || f < first)) {
+                first = f;
+            }
+            if (l > last) {
+                last = l;
+            }
+        }
+        return new long[] {first, last};
+    }
+}

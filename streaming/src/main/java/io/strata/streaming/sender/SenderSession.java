@@ -1,0 +1,167 @@
+package io.strata.streaming.sender;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One accepted connection to a parent. {@link #write} commits an atomic block (one message in
+ * the channel: never interleaved with another block) and may be called from any thread.
+ *
+ * <p>The send buffer is bounded as Netdata's ({@code buffer size bytes}, default 10 MiB): it
+ * counts the bytes of committed blocks not yet written to the socket. A block that does not fit
+ * is dropped and the connection is closed; the sender reconnects and everything is sent again
+ * (§8). {@link #halfFull()} tells replication to hold back, as Netdata does above 50 %.
+ */
+public final class SenderSession {
+
+    private static final Logger log = LoggerFactory.getLogger(SenderSession.class);
+
+    /** A line from the parent, for the connection thread. */
+    record CommandLine(byte[] line) {
+    }
+
+    /** The end of the connection, for the connection thread. */
+    record Disconnected(String reason) {
+    }
+
+    private final String hostName;
+    private final Channel channel;
+    private final Destination destination;
+    private final long capabilities;
+    private final long bufferSizeBytes;
+    private final AtomicLong pending = new AtomicLong();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean disconnectQueued = new AtomicBoolean();
+    private volatile String closeReason;
+    private volatile long lastProgressNanos = System.nanoTime();
+    final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+
+    SenderSession(String hostName, Channel channel, Destination destination, long capabilities, long bufferSizeBytes) {
+        this.hostName = Objects.requireNonNull(hostName, "hostName");
+        this.channel = Objects.requireNonNull(channel, "channel");
+        this.destination = Objects.requireNonNull(destination, "destination");
+        if (bufferSizeBytes <= 0) {
+            throw new IllegalArgumentException("send buffer size must be positive, got " + bufferSizeBytes);
+        }
+        this.capabilities = capabilities;
+        this.bufferSizeBytes = bufferSizeBytes;
+    }
+
+    /**
+     * Commits one block; takes ownership of {@code block} (it is released whatever happens).
+     *
+     * @return false when the block was not queued: the session is closed, or the block overflowed
+     *         the send buffer (which closes the session)
+     */
+    public boolean write(ByteBuf block) {
+        int size = block.readableBytes();
+        if (closed.get()) {
+            block.release();
+            return false;
+        }
+        if (size == 0) {
+            block.release();
+            return true;
+        }
+        long before = pending.getAndAdd(size);
+        if (before + size > bufferSizeBytes) {
+            pending.addAndGet(-size);
+            block.release();
+            log.error("STREAM {} [send to {}]: buffer full ({} of {} bytes pending) for a block of {} bytes, after"
+                            + " sending {} bytes on this connection; restarting the connection",
+                    hostName, destination, before, bufferSizeBytes, size, sent.get());
+            close("send buffer overflow (" + bufferSizeBytes + " bytes)");
+            return false;
+        }
+        if (before == 0) {
+            lastProgressNanos = System.nanoTime();
+        }
+        channel.writeAndFlush(block).addListener(f -> {
+            pending.addAndGet(-size);
+            lastProgressNanos = System.nanoTime();
+            if (f.isSuccess()) {
+                sent.addAndGet(size);
+            } else if (!closed.get()) {
+                close("failed to send: " + f.cause());
+            }
+        });
+        return true;
+    }
+
+    /** More than half of the send buffer is pending: hold back replication answers. */
+    public boolean halfFull() {
+        return pending.get() * 2 > bufferSizeBytes;
+    }
+
+    /** Bytes committed and not yet written to the socket. */
+    public long pendingBytes() {
+        return pending.get();
+    }
+
+    public long bufferSizeBytes() {
+        return bufferSizeBytes;
+    }
+
+    /** Bytes written to the socket on this connection (before compression). */
+    public long sentBytes() {
+        return sent.get();
+    }
+
+    public long capabilities() {
+        return capabilities;
+    }
+
+    public Destination destination() {
+        return destination;
+    }
+
+    public boolean isOpen() {
+        return !closed.get() && channel.isActive();
+    }
+
+    /** Closes the connection; the sender reconnects. The first reason given is the one reported. */
+    public void close(String reason) {
+        if (closed.compareAndSet(false, true)) {
+            closeReason = reason;
+            channel.close();
+        }
+    }
+
+    /** Why the session closed, null while open. */
+    public String closeReason() {
+        return closeReason;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    /** The channel went inactive: tell the connection thread once. */
+    void disconnected(String defaultReason) {
+        closed.set(true);
+        if (disconnectQueued.compareAndSet(false, true)) {
+            String r = closeReason;
+            events.add(new Disconnected(r != null ? r : defaultReason));
+        }
+    }
+
+    /** Closes the session when bytes have waited longer than {@code timeoutNanos} without progress. */
+    void closeIfStalled(long nowNanos, long timeoutNanos) {
+        if (pending.get() > 0 && nowNanos - lastProgressNanos > timeoutNanos) {
+            log.error("STREAM {} [send to {}]: could not send metrics for {} seconds - closing connection"
+                    + " - we have sent {} bytes on this connection", hostName, destination, timeoutNanos / 1_000_000_000L,
+                    sent.get());
+            close("could not send data for " + timeoutNanos / 1_000_000_000L + " seconds");
+        }
+    }
+}

@@ -1,0 +1,526 @@
+package io.strata.streaming.sender;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The child side of streaming for one host: connects to the first available parent of a
+ * {@link DestinationList}, sends the handshake request, judges the reply, and then hands the
+ * accepted connection to a {@link SenderListener}; reconnects forever, as Netdata's sender thread
+ * does (§1.4, §8):
+ *
+ * <ul>
+ * <li>each attempt walks the available destinations in order; the first that accepts a TCP
+ *     connection (within the connect timeout) moves to the end of the list;</li>
+ * <li>the request is written with one send; the reply is the bytes of one read of at most 8192
+ *     bytes within {@code timeout}; no reply (timeout or the parent closing) postpones the
+ *     destination {@value #POSTPONE_NO_REPLY} s, a failed send {@value #POSTPONE_SEND_FAILED} s,
+ *     a refusal as long as the {@link Handshake} says;</li>
+ * <li>after any failed attempt the sender sleeps {@code reconnect delay}; after an accepted
+ *     connection is lost it reconnects at once;</li>
+ * <li>after acceptance an injected compression handler is installed when COMPRESSION (1024) was
+ *     negotiated, then the listener is told.</li>
+ * </ul>
+ *
+ * <p>One thread per sender does all blocking work (connecting, waiting for the reply, sleeping,
+ * and every listener call); the Netty event loop only moves bytes.
+ */
+public final class StreamSender implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(StreamSender.class);
+
+    /** Netdata's postponement when the parent does not reply (timeout or close). */
+    public static final int POSTPONE_NO_REPLY = 30;
+    /** Netdata's postponement when the request cannot be sent. */
+    public static final int POSTPONE_SEND_FAILED = 60;
+    /** The child reads the reply with one {@code recv()} of at most this many bytes. */
+    public static final int MAX_REPLY_BYTES = 8192;
+    /** The capability that makes the child compress (§7). */
+    public static final long CAP_COMPRESSION = 1024;
+    /** The longest line the parent may send us (the C sender's read buffer). */
+    public static final int MAX_COMMAND_LINE_BYTES = 16384;
+
+    /**
+     * @param timeout         stream.conf {@code timeout seconds} (600): sending the request,
+     *                        waiting for the reply, and no progress sending data
+     * @param connectTimeout  TCP connect timeout (Netdata uses {@code timeout} for it too)
+     * @param reconnectDelay  stream.conf {@code reconnect delay seconds} (5)
+     * @param bufferSizeBytes stream.conf {@code buffer size bytes} (10 MiB)
+     */
+    public record Config(Duration timeout, Duration connectTimeout, Duration reconnectDelay, long bufferSizeBytes) {
+        public Config {
+            Objects.requireNonNull(timeout, "timeout");
+            Objects.requireNonNull(connectTimeout, "connectTimeout");
+            Objects.requireNonNull(reconnectDelay, "reconnectDelay");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+            }
+            if (connectTimeout.isNegative() || connectTimeout.isZero() || connectTimeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("connect timeout must be positive and below 24 days, got " + connectTimeout);
+            }
+            if (reconnectDelay.isNegative()) {
+                throw new IllegalArgumentException("reconnect delay must not be negative, got " + reconnectDelay);
+            }
+            if (bufferSizeBytes <= 0) {
+                throw new IllegalArgumentException("buffer size must be positive, got " + bufferSizeBytes);
+            }
+        }
+
+        /** Netdata 1.37.1's defaults: 600 s, 600 s, 5 s, 10 MiB. */
+        public static Config defaults() {
+            return new Config(Duration.ofSeconds(600), Duration.ofSeconds(600), Duration.ofSeconds(5), 10L * 1024 * 1024);
+        }
+    }
+
+    private final String hostName;
+    private final DestinationList destinations;
+    private final Handshake handshake;
+    private final Function<Long, ChannelHandler> compression;
+    private final SenderListener listener;
+    private final Config config;
+    private final EventLoopGroup group;
+    private final boolean ownsGroup;
+    private final Thread thread;
+    private volatile boolean running;
+    private volatile SenderSession current;
+
+    /**
+     * @param hostName     for the log
+     * @param compression  given the negotiated capabilities, the handler that compresses the
+     *                     stream (may return null: no compression)
+     * @param group        the event loop group to use; null creates (and later shuts down) a
+     *                     one-thread NIO group
+     */
+    public StreamSender(String hostName, DestinationList destinations, Handshake handshake,
+                        Function<Long, ChannelHandler> compression, SenderListener listener, Config config,
+                        EventLoopGroup group) {
+        this.hostName = Objects.requireNonNull(hostName, "hostName");
+        this.destinations = Objects.requireNonNull(destinations, "destinations");
+        this.handshake = Objects.requireNonNull(handshake, "handshake");
+        this.compression = Objects.requireNonNull(compression, "compression");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.config = Objects.requireNonNull(config, "config");
+        this.ownsGroup = group == null;
+        this.group = group != null ? group : new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        this.thread = new Thread(this::run, "stream-sender[" + hostName + "]");
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts connecting. */
+    public synchronized void start() {
+        if (running || thread.getState() != Thread.State.NEW) {
+            throw new IllegalStateException("sender for " + hostName + " was already started");
+        }
+        running = true;
+        thread.start();
+    }
+
+    /** The accepted connection, or null while not connected. */
+    public SenderSession session() {
+        SenderSession s = current;
+        return s != null && s.isOpen() ? s : null;
+    }
+
+    public DestinationList destinations() {
+        return destinations;
+    }
+
+    /** Stops the sender: closes the connection and waits for the connection thread to end. */
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        SenderSession s = current;
+        if (s != null) {
+            s.close("sender stopped");
+        }
+        if (thread.getState() != Thread.State.NEW) {
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+
+    // ---- the connection thread ------------------------------------------------------------------
+
+    private void run() {
+        try {
+            while (running) {
+                SenderSession s;
+                try {
+                    s = connect();
+                } catch (RuntimeException e) {
+                    // a bug or a bad injected component: keep the host streaming, retry later
+                    log.error("STREAM {} [send]: connection attempt failed", hostName, e);
+                    s = null;
+                }
+                if (s == null) {
+                    Thread.sleep(config.reconnectDelay().toMillis());
+                    continue;
+                }
+                serve(s);
+            }
+        } catch (InterruptedException e) {
+            // close() asked us to stop
+        } finally {
+            SenderSession s = current;
+            current = null;
+            if (s != null) {
+                s.close("sender stopped");
+            }
+        }
+    }
+
+    /**
+     * One attempt: the first available destination that accepts TCP gets the handshake. Returns
+     * the accepted session, or null after a failure (the caller sleeps).
+     */
+    private SenderSession connect() throws InterruptedException {
+        List<Destination> candidates = destinations.available(destinations.nowMillis());
+        if (candidates.isEmpty()) {
+            log.debug("STREAM {} [send]: every destination is postponed for {} ms more", hostName,
+                    destinations.millisUntilNextAvailable(destinations.nowMillis()));
+            return null;
+        }
+        for (Destination d : candidates) {
+            if (!running) {
+                return null;
+            }
+            Channel ch = tcpConnect(d);
+            if (ch == null) {
+                continue;
+            }
+            destinations.connected(d);
+            return handshake(d, ch);
+        }
+        return null;
+    }
+
+    private Channel tcpConnect(Destination d) throws InterruptedException {
+        InetSocketAddress address = d.socketAddress();
+        if (address.isUnresolved()) {
+            log.error("STREAM {} [send to {}]: cannot resolve host '{}'", hostName, d, d.host());
+            return null;
+        }
+        if (d.ssl()) {
+            log.error("STREAM {} [send to {}]: TLS destinations are not supported by this sender yet", hostName, d);
+            destinations.postpone(d, 300, "TLS is not supported by this sender");
+            return null;
+        }
+        log.info("STREAM {}: connecting to '{}' (port {})...", hostName, d, d.port());
+        Bootstrap b = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
+                // one read of at most 8192 bytes, like the C recv() of the reply
+                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_REPLY_BYTES))
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(ReplyCollector.NAME, new ReplyCollector());
+                    }
+                });
+        ChannelFuture f = b.connect(address);
+        if (!f.await(config.connectTimeout().toMillis() + 1000)) {
+            f.cancel(false);
+            f.channel().close();
+            log.error("STREAM {} [send to {}]: connect did not complete in time", hostName, d);
+            return null;
+        }
+        if (!f.isSuccess()) {
+            log.error("STREAM {} [send to {}]: failed to connect: {}", hostName, d, f.cause() == null ? "cancelled"
+                    : f.cause().getMessage());
+            return null;
+        }
+        return f.channel();
+    }
+
+    private SenderSession handshake(Destination d, Channel ch) throws InterruptedException {
+        long timeoutMillis = config.timeout().toMillis();
+        ReplyCollector collector = (ReplyCollector) ch.pipeline().get(ReplyCollector.NAME);
+        byte[] request;
+        try {
+            request = handshake.request(d);
+        } catch (RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+        ChannelFuture sent = ch.writeAndFlush(Unpooled.wrappedBuffer(request));
+        if (!sent.await(timeoutMillis) || !sent.isSuccess()) {
+            ch.close();
+            log.error("STREAM {} [send to {}]: failed to send the request to the remote netdata ({})", hostName, d,
+                    sent.cause() == null ? "timeout" : sent.cause().getMessage());
+            destinations.postpone(d, POSTPONE_SEND_FAILED, "timeout while sending request");
+            return null;
+        }
+        byte[] reply;
+        try {
+            reply = collector.reply.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            reply = null;
+        } catch (ExecutionException e) {
+            reply = new byte[0];
+        }
+        if (reply == null || reply.length == 0) {
+            ch.close();
+            String why = reply == null ? "timeout while expecting first response" : "connection closed before a response";
+            log.error("STREAM {} [send to {}]: remote netdata does not respond ({}) - will retry in {} secs", hostName, d,
+                    why, POSTPONE_NO_REPLY);
+            destinations.postpone(d, POSTPONE_NO_REPLY, why);
+            return null;
+        }
+        Handshake.Outcome outcome;
+        try {
+            outcome = handshake.parseReply(reply, reply.length);
+        } catch (RuntimeException e) {
+            log.error("STREAM {} [send to {}]: cannot judge the reply", hostName, d, e);
+            outcome = Handshake.Outcome.refused(POSTPONE_SEND_FAILED, "reply not understood: " + e.getMessage());
+        }
+        if (!outcome.accepted()) {
+            ch.close();
+            log.error("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
+                    outcome.postponeSeconds());
+            destinations.postpone(d, outcome.postponeSeconds(), outcome.reason());
+            return null;
+        }
+        long caps = outcome.capabilities();
+        SenderSession session = new SenderSession(hostName, ch, d, caps, config.bufferSizeBytes());
+        try {
+            ch.eventLoop().submit(() -> installStreamPipeline(ch, session, caps)).syncUninterruptibly();
+        } catch (RuntimeException e) {
+            log.error("STREAM {} [send to {}]: cannot set up the stream pipeline", hostName, d, e);
+            ch.close();
+            return null;
+        }
+        log.info("STREAM {} [send to {}]: established link with negotiated capabilities {}", hostName, d, caps);
+        current = session;
+        try {
+            listener.onConnected(session, caps);
+        } catch (RuntimeException e) {
+            log.error("STREAM {} [send to {}]: the listener failed on connect", hostName, d, e);
+            session.close("listener failed: " + e);
+        }
+        return session;
+    }
+
+    /** On the event loop: replaces the reply collector by the stream handlers. */
+    private void installStreamPipeline(Channel ch, SenderSession session, long caps) {
+        ReplyCollector collector = (ReplyCollector) ch.pipeline().get(ReplyCollector.NAME);
+        ByteBuf leftover = collector.takeLeftover();
+        ch.pipeline().remove(collector);
+        if ((caps & CAP_COMPRESSION) != 0) {
+            ChannelHandler c = compression.apply(caps);
+            if (c != null) {
+                ch.pipeline().addLast("compression", c);
+            }
+        }
+        ParentCommandHandler commands = new ParentCommandHandler(hostName, session);
+        ch.pipeline().addLast(ParentCommandHandler.NAME, commands);
+        long timeoutNanos = config.timeout().toNanos();
+        ScheduledFuture<?> watchdog = ch.eventLoop().scheduleAtFixedRate(
+                () -> session.closeIfStalled(System.nanoTime(), timeoutNanos), 1, 1, TimeUnit.SECONDS);
+        ch.closeFuture().addListener(f -> watchdog.cancel(false));
+        if (leftover != null) {
+            try {
+                commands.feed(leftover);
+            } finally {
+                leftover.release();
+            }
+        }
+        if (!ch.isActive()) {
+            session.disconnected("connection closed by the parent");
+        }
+        ch.config().setAutoRead(true);
+    }
+
+    /** Runs the listener for one session until it ends. */
+    private void serve(SenderSession s) throws InterruptedException {
+        try {
+            while (true) {
+                Object ev = s.events.take();
+                if (ev instanceof SenderSession.CommandLine c) {
+                    try {
+                        listener.onParentCommand(s, c.line(), c.line().length);
+                    } catch (RuntimeException e) {
+                        log.error("STREAM {} [send to {}]: the listener failed on a parent command", hostName,
+                                s.destination(), e);
+                    }
+                } else if (ev instanceof SenderSession.Disconnected d) {
+                    current = null;
+                    log.error("STREAM {} [send to {}]: connection lost: {} - {} bytes sent", hostName, s.destination(),
+                            d.reason(), s.sentBytes());
+                    notifyDisconnected(d.reason());
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            current = null;
+            s.close("sender stopped");
+            notifyDisconnected("sender stopped");
+            throw e;
+        }
+    }
+
+    private void notifyDisconnected(String reason) {
+        try {
+            listener.onDisconnected(reason);
+        } catch (RuntimeException e) {
+            log.error("STREAM {} [send]: the listener failed on disconnect", hostName, e);
+        }
+    }
+
+    // ---- handlers -------------------------------------------------------------------------------
+
+    /**
+     * During the handshake: the first read is the reply (at most 8192 bytes); reading then stops
+     * until the stream pipeline is installed, and whatever else arrived is kept for it.
+     */
+    static final class ReplyCollector extends ChannelInboundHandlerAdapter {
+        static final String NAME = "reply";
+        final CompletableFuture<byte[]> reply = new CompletableFuture<>();
+        private ByteBuf leftover;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
+            try {
+                if (!reply.isDone()) {
+                    byte[] r = new byte[Math.min(in.readableBytes(), MAX_REPLY_BYTES)];
+                    in.readBytes(r);
+                    ctx.channel().config().setAutoRead(false);
+                    reply.complete(r);
+                }
+                if (in.isReadable()) {
+                    if (leftover == null) {
+                        leftover = ctx.alloc().buffer(in.readableBytes());
+                    }
+                    leftover.writeBytes(in);
+                }
+            } finally {
+                in.release();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            reply.complete(new byte[0]);
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            reply.complete(new byte[0]);
+            ctx.close();
+        }
+
+        ByteBuf takeLeftover() {
+            ByteBuf l = leftover;
+            leftover = null;
+            return l;
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            if (leftover != null) {
+                leftover.release();
+                leftover = null;
+            }
+        }
+    }
+
+    /**
+     * After acceptance: splits what the parent sends into lines for the connection thread, and
+     * reports the end of the connection. A line longer than {@value #MAX_COMMAND_LINE_BYTES} bytes
+     * is dropped (logged).
+     */
+    static final class ParentCommandHandler extends ChannelInboundHandlerAdapter {
+        static final String NAME = "parent-commands";
+        private final String hostName;
+        private final SenderSession session;
+        private final byte[] line = new byte[MAX_COMMAND_LINE_BYTES];
+        private int length;
+        private boolean skippingOverlong;
+
+        ParentCommandHandler(String hostName, SenderSession session) {
+            this.hostName = hostName;
+            this.session = session;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
+            try {
+                feed(in);
+            } finally {
+                in.release();
+            }
+        }
+
+        void feed(ByteBuf in) {
+            while (in.isReadable()) {
+                byte b = in.readByte();
+                if (b == '\n') {
+                    if (!skippingOverlong) {
+                        session.events.add(new SenderSession.CommandLine(Arrays.copyOf(line, length)));
+                    }
+                    length = 0;
+                    skippingOverlong = false;
+                } else if (!skippingOverlong) {
+                    if (length == line.length) {
+                        log.error("STREAM {} [send to {}]: the parent sent a line longer than {} bytes; ignoring it",
+                                hostName, session.destination(), MAX_COMMAND_LINE_BYTES);
+                        skippingOverlong = true;
+                        length = 0;
+                    } else {
+                        line[length++] = b;
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            session.disconnected("connection closed by the parent");
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            session.close("socket error: " + cause);
+        }
+    }
+}
