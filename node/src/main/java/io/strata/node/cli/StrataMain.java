@@ -18,6 +18,8 @@ import picocli.CommandLine.HelpCommand;
                 DbCommand.class,
                 BenchCommand.class,
                 DiskCheckCommand.class,
+                NodeCommand.class,
+                LoadCommand.class,
                 HelpCommand.class,
         },
         // -----------------------------------------------------------------------------------

@@ -159,6 +159,16 @@ public final class StreamConfig {
         return Optional.ofNullable(machineGuid == null ? null : machines.get(machineGuid));
     }
 
+    /** Whether any API-key section lets children in: the node then acts as a parent. */
+    public boolean hasEnabledApiKeys() {
+        for (KeySection k : keys.values()) {
+            if (k.enabled() && "api".equals(k.type())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public HostDefaults hostDefaults() {
         return hostDefaults;
     }

@@ -1,0 +1,54 @@
+package io.strata.node.cli;
+
+import io.strata.node.config.NodeConfig;
+import io.strata.node.runtime.StrataNode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+
+/** {@code strata node --config DIR}: runs a parent, a child or both until SIGTERM or Ctrl-C. */
+@Command(name = "node", mixinStandardHelpOptions = true,
+        description = "Run a node from netdata.conf and stream.conf in a directory (Netdata's keys).")
+public final class NodeCommand implements Callable<Integer> {
+
+    @Option(names = "--config", required = true, paramLabel = "DIR",
+            description = "Directory holding netdata.conf and stream.conf.")
+    Path config;
+
+    @Override
+    public Integer call() throws Exception {
+        NodeConfig cfg;
+        try {
+            cfg = NodeConfig.load(config);
+        } catch (NodeConfig.ConfigException e) {
+            System.err.println("strata node: " + e.getMessage());
+            return 2;
+        }
+        StrataNode node;
+        try {
+            node = io.strata.node.runtime.NodeRoles.start(cfg, null);
+        } catch (java.io.IOException e) {
+            System.err.println("strata node: cannot start: " + e.getMessage());
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                node.close();
+            } catch (Exception e) {
+                System.err.println("strata node: stopping: " + e.getMessage());
+            } finally {
+                stopped.countDown();
+            }
+        }, "strata-shutdown"));
+        for (var a : node.listening()) {
+            System.out.println("strata node '" + cfg.hostname() + "' listening on " + a.getAddress().getHostAddress()
+                    + ":" + a.getPort());
+        }
+        stopped.await();
+        return 0;
+    }
+}

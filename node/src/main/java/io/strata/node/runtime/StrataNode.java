@@ -1,0 +1,143 @@
+package io.strata.node.runtime;
+
+import io.strata.engine.EngineConfig;
+import io.strata.engine.StorageEngine;
+import io.strata.node.config.NodeConfig;
+import io.strata.streaming.auth.StreamAuthorizer;
+import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.receiver.ReceiverContext;
+import io.strata.streaming.receiver.ReceiverLimits;
+import io.strata.streaming.receiver.ReceiverRegistry;
+import io.strata.streaming.receiver.ReceiverStats;
+import io.strata.streaming.server.HttpPipelineInstaller;
+import io.strata.streaming.server.StreamServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One running node: its engine, its one port (streams and HTTP), and the roles its configuration
+ * gives it (a parent receives streams; a child collects and streams to its parents).
+ */
+public final class StrataNode implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StrataNode.class);
+
+    /** What this node can speak as a parent: the whole 1.37.1 set. */
+    public static final long PARENT_CAPABILITIES = Capabilities.V1 | Capabilities.V2 | Capabilities.VN
+            | Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM | Capabilities.CLABELS
+            | Capabilities.COMPRESSION | Capabilities.FUNCTIONS | Capabilities.REPLICATION | Capabilities.BINARY;
+
+    private final NodeConfig config;
+    private final StorageEngine engine;
+    private final UUID machineGuid;
+    private final StreamServer server;
+    private final ReceiverStats stats = new ReceiverStats();
+    private final List<InetSocketAddress> listening = new ArrayList<>();
+    private final ScheduledExecutorService housekeeping;
+    private final List<Closeable> roles = new ArrayList<>();
+
+    private StrataNode(NodeConfig config, StorageEngine engine, UUID machineGuid, HttpPipelineInstaller http) {
+        this.config = config;
+        this.engine = engine;
+        this.machineGuid = machineGuid;
+        StreamAuthorizer authorizer = new StreamAuthorizer(config.stream(), config.stream().sender().enableCompression(),
+                PARENT_CAPABILITIES, machineGuid.toString(), config.acceptStreamEverySeconds());
+        ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
+                stats, ReceiverContext.wallClockMicros(), 600, null);
+        this.server = new StreamServer(rc, null, http, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "strata-housekeeping");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Opens the engine, binds the port and starts the roles of {@code config}. */
+    public static StrataNode start(NodeConfig config, HttpPipelineInstaller http) throws IOException {
+        for (String w : config.warnings()) {
+            LOG.warn(w);
+        }
+        UUID guid = MachineGuid.loadOrCreate(config.libDir());
+        EngineConfig ec = EngineConfig.defaults(config.dbDir()).withTiers(config.storageTiers());
+        for (int t = 0; t < config.storageTiers(); t++) {
+            ec = ec.withQuota(t, config.tierDiskSpaceMb()[t] << 20);
+        }
+        StorageEngine engine = StorageEngine.open(ec);
+        StrataNode node = new StrataNode(config, engine, guid, http);
+        try {
+            for (InetSocketAddress a : config.bindTo()) {
+                node.listening.add(node.server.bind(a));
+            }
+            node.housekeeping.scheduleWithFixedDelay(node::syncMetadata, 1, 1, TimeUnit.SECONDS);
+            LOG.info("node '{}' ({}) started: {}{}", config.hostname(), guid,
+                    config.isParent() ? "parent" : "", config.isChild() ? " child" : "");
+            return node;
+        } catch (IOException | RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    private void syncMetadata() {
+        try {
+            engine.metadata().sync();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("metadata sync failed: {}", e.getMessage());
+        }
+    }
+
+    /** Adds a role (a sender, collectors) to stop with the node. */
+    public void addRole(Closeable role) {
+        roles.add(role);
+    }
+
+    public StorageEngine engine() {
+        return engine;
+    }
+
+    public UUID machineGuid() {
+        return machineGuid;
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    public ReceiverStats stats() {
+        return stats;
+    }
+
+    public ReceiverRegistry receivers() {
+        return server.receivers().registry();
+    }
+
+    /** The bound addresses, in the order of {@code [web] bind to}. */
+    public List<InetSocketAddress> listening() {
+        return List.copyOf(listening);
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (int i = roles.size() - 1; i >= 0; i--) {
+            try {
+                roles.get(i).close();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("stopping {}: {}", roles.get(i), e.getMessage());
+            }
+        }
+        server.close();
+        housekeeping.shutdownNow();
+        engine.close();
+        LOG.info("node '{}' stopped", config.hostname());
+    }
+}

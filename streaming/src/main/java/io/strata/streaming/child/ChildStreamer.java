@@ -1,0 +1,246 @@
+package io.strata.streaming.child;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.EventLoopGroup;
+import io.strata.streaming.auth.SimplePattern;
+import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.handshake.HandshakeReplies;
+import io.strata.streaming.handshake.StreamRequest;
+import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.Destination;
+import io.strata.streaming.sender.DestinationList;
+import io.strata.streaming.sender.Handshake;
+import io.strata.streaming.sender.SenderListener;
+import io.strata.streaming.sender.SenderSession;
+import io.strata.streaming.sender.SenderWireFormat;
+import io.strata.streaming.sender.StreamSender;
+import io.strata.streaming.wire.AsciiNumbers;
+import io.strata.streaming.wire.LineTokenizer;
+import io.strata.streaming.wire.Lz4StreamFrameEncoder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * A child's stream of its own host to its parents: on each connection the host preamble and every
+ * chart definition; {@code REPLAY_CHART} answered from the local engine; then each collection
+ * pass as one block of {@code BEGIN}/{@code SET}/{@code END} (one block per pass compresses well).
+ */
+public final class ChildStreamer implements SenderListener, LocalCharts.CollectionListener, Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChildStreamer.class);
+    private static final byte[] K_REPLAY_CHART = "REPLAY_CHART".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] K_FUNCTION = "FUNCTION".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] W_TRUE = "true".getBytes(StandardCharsets.US_ASCII);
+    /** What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call). */
+    public static final long CHILD_CAPABILITIES = Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM
+            | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY;
+
+    private final LocalCharts charts;
+    private final ChildStream stream;
+    private final StreamSender sender;
+    private final SimplePattern sendCharts;
+    private final LineTokenizer words = new LineTokenizer();
+    /** Per engine chart id: 1 when BEGIN/SET/END flows on the current connection. */
+    private volatile AtomicIntegerArray streaming = new AtomicIntegerArray(0);
+    private volatile SenderSession session;
+    private volatile long caps;
+
+    public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
+        this.charts = charts;
+        this.stream = new ChildStream(charts.engine(), charts.host().machineGuid());
+        this.sendCharts = SimplePattern.parse(settings.sendChartsMatching());
+        String key = settings.apiKey();
+        long offered = settings.enableCompression() ? CHILD_CAPABILITIES : CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
+        Handshake handshake = new Handshake() {
+            @Override
+            public byte[] request(Destination d) {
+                return StreamRequest.builder().key(key).hostname(charts.host().hostname())
+                        .registryHostname(charts.host().hostname())
+                        .machineGuid(charts.host().machineGuid().toString())
+                        .updateEvery(charts.host().updateEvery()).os(charts.host().os().isEmpty() ? "linux"
+                                : charts.host().os())
+                        .hops(hops).ver(offered).programName("netdata").programVersion("v1.37.1")
+                        .build().encode();
+            }
+
+            @Override
+            public Outcome parseReply(byte[] reply, int len) {
+                HandshakeReplies.Reply r = HandshakeReplies.parseReply(reply, len);
+                if (r.kind() == HandshakeReplies.Kind.ACCEPTED) {
+                    return Outcome.accepted(r.capabilities());
+                }
+                return Outcome.refused(r.postponeSeconds(), r.kind() + ": "
+                        + new String(reply, 0, Math.min(len, 200), StandardCharsets.UTF_8));
+            }
+        };
+        DestinationList destinations = DestinationList.parse(settings.destination(), (int) settings.defaultPort(),
+                System::currentTimeMillis);
+        StreamSender.Config cfg = new StreamSender.Config(Duration.ofSeconds(settings.timeoutSeconds()),
+                Duration.ofSeconds(Math.min(60, settings.timeoutSeconds())),
+                Duration.ofSeconds(settings.reconnectDelaySeconds()), settings.bufferSizeBytes());
+        this.sender = new StreamSender(charts.host().hostname(), destinations, handshake,
+                negotiated -> Capabilities.has(negotiated, Capabilities.COMPRESSION)
+                        ? (ChannelHandler) new Lz4StreamFrameEncoder(Capabilities.has(negotiated, Capabilities.BINARY))
+                        : null,
+                this, cfg, group);
+        charts.addListener(this);
+    }
+
+    public void start() {
+        sender.start();
+    }
+
+    public StreamSender sender() {
+        return sender;
+    }
+
+    /** Charts whose live data flows on the current connection. */
+    public int chartsStreaming() {
+        AtomicIntegerArray s = streaming;
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            n += s.get(i);
+        }
+        return n;
+    }
+
+    @Override
+    public void onConnected(SenderSession s, long capabilities) {
+        stream.forgetDefinitions();
+        int max = 0;
+        for (LocalCharts.Chart c : charts.charts()) {
+            max = Math.max(max, c.chartId() + 1);
+        }
+        AtomicIntegerArray flags = new AtomicIntegerArray(max);
+        streaming = flags;
+        caps = capabilities;
+        session = s;
+        long now = System.currentTimeMillis() / 1000;
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
+        stream.writeHostPreamble(out, capabilities);
+        boolean replication = Capabilities.has(capabilities, Capabilities.REPLICATION);
+        for (LocalCharts.Chart c : charts.charts()) {
+            if (!sendCharts.matches(c.id())) {
+                continue;
+            }
+            stream.writeChartDefinition(out, c.chartId(), capabilities, now);
+            if (!replication) {
+                flags.set(c.chartId(), 1);
+            }
+            if (out.readableBytes() > 1 << 20) {
+                s.write(out);
+                out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
+            }
+        }
+        s.write(out);
+    }
+
+    @Override
+    public void onParentCommand(SenderSession s, byte[] line, int length) {
+        int n = words.tokenize(line, 0, length);
+        if (n == 0) {
+            return;
+        }
+        if (words.wordEquals(0, K_REPLAY_CHART) && n >= 5) {
+            replayChart(s, line, n);
+        } else if (words.wordEquals(0, K_FUNCTION) && n >= 2) {
+            // a Strata child registers no functions: answer as a Netdata child does for an unknown one
+            ByteBuf out = ByteBufAllocator.DEFAULT.buffer(256);
+            String tx = words.string(1);
+            SenderWireFormat.functionResultBegin(out, tx, 404, "application/json", 0);
+            out.writeCharSequence("{\"status\":404,\"error_message\":\"No function with this name found.\"}\n",
+                    StandardCharsets.UTF_8);
+            SenderWireFormat.functionResultEnd(out);
+            s.write(out);
+        } else {
+            LOG.info("STREAM {}: received unknown command from the parent: {}", charts.host().hostname(),
+                    new String(line, 0, Math.min(length, 200), StandardCharsets.UTF_8));
+        }
+    }
+
+    private void replayChart(SenderSession s, byte[] line, int n) {
+        String id = words.string(1);
+        boolean start = words.wordEquals(2, W_TRUE);
+        long after = AsciiNumbers.parseLongC(line, words.start(3), words.end(3));
+        long before = AsciiNumbers.parseLongC(line, words.start(4), words.end(4));
+        LocalCharts.Chart chart = null;
+        for (LocalCharts.Chart c : charts.charts()) {
+            if (c.id().equals(id)) {
+                chart = c;
+                break;
+            }
+        }
+        if (chart == null) {
+            LOG.warn("STREAM {}: REPLAY_CHART for unknown chart '{}'", charts.host().hostname(), id);
+            return;
+        }
+        // Netdata throttles replication while the send buffer is more than half full
+        for (int i = 0; i < 100 && s.isOpen() && s.halfFull(); i++) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
+        try {
+            boolean streams = stream.writeReplayAnswer(out, chart.chartId(), start, after, before,
+                    System.currentTimeMillis() / 1000, charts);
+            if (s.write(out) && streams) {
+                AtomicIntegerArray flags = streaming;
+                if (chart.chartId() < flags.length()) {
+                    flags.set(chart.chartId(), 1);
+                }
+            }
+        } catch (IOException e) {
+            out.release();
+            LOG.warn("STREAM {}: cannot answer REPLAY_CHART for '{}': {}", charts.host().hostname(), id,
+                    e.getMessage());
+        }
+    }
+
+    @Override
+    public void onDisconnected(String reason) {
+        session = null;
+        streaming = new AtomicIntegerArray(0);
+    }
+
+    @Override
+    public void collected(List<LocalCharts.Chart> pass) {
+        SenderSession s = session;
+        if (s == null || !s.isOpen()) {
+            return;
+        }
+        AtomicIntegerArray flags = streaming;
+        ByteBuf out = null;
+        for (LocalCharts.Chart c : pass) {
+            if (c.chartId() >= flags.length() || flags.get(c.chartId()) == 0 || !stream.isDefined(c.chartId())) {
+                continue;
+            }
+            if (out == null) {
+                out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
+            }
+            stream.writeCollection(out, c.chartId(), c.collector.microsecondsSinceLastCollection(), c.collected,
+                    c.updated);
+        }
+        if (out != null) {
+            s.write(out);
+        }
+    }
+
+    @Override
+    public void close() {
+        sender.close();
+    }
+}

@@ -1,0 +1,194 @@
+package io.strata.streaming.child;
+
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.HostInfo;
+import io.strata.engine.meta.MetadataStore;
+import io.strata.streaming.collect.Algorithm;
+import io.strata.streaming.collect.ChartCollector;
+import io.strata.streaming.collect.StoredPointSink;
+import io.strata.streaming.sender.ChildStream;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The charts a node collects itself: defined in its engine under its own host, completed by a
+ * {@link ChartCollector} each (what Netdata's {@code rrdset_done} stores locally), and handed to
+ * the streamers as raw collected values (what Netdata's {@code SET} carries). Collectors call
+ * {@link #collect} from one thread.
+ */
+public final class LocalCharts implements ChildStream.CollectionState {
+
+    /** One local chart. */
+    public static final class Chart {
+        final int chartId;
+        final String id;
+        final ChartCollector collector;
+        final long[] collected;
+        final boolean[] updated;
+        long lastCollectionMicros;
+        long microsSinceLast;
+
+        Chart(int chartId, String id, ChartCollector collector, int dimensions) {
+            this.chartId = chartId;
+            this.id = id;
+            this.collector = collector;
+            this.collected = new long[dimensions];
+            this.updated = new boolean[dimensions];
+        }
+
+        public int chartId() {
+            return chartId;
+        }
+
+        public String id() {
+            return id;
+        }
+
+        public int dimensions() {
+            return collected.length;
+        }
+    }
+
+    /** Told about every completed collection pass (the streamers). */
+    public interface CollectionListener {
+        void collected(List<Chart> charts);
+    }
+
+    private final StorageEngine engine;
+    private final HostInfo host;
+    private final StoredPointSink sink;
+    private final List<Chart> charts = new CopyOnWriteArrayList<>();
+    /** Indexed by engine chart id (sparse: other hosts' charts are null). */
+    private volatile Chart[] byChartId = new Chart[0];
+    private final List<CollectionListener> listeners = new CopyOnWriteArrayList<>();
+
+    public LocalCharts(StorageEngine engine, HostInfo host) {
+        this.engine = engine;
+        this.host = host;
+        engine.metadata().upsertHost(host);
+        this.sink = (metric, time, ue, value, flags) -> {
+            if (Double.isNaN(value)) {
+                engine.storeGap(metric, time, ue);
+            } else {
+                engine.store(metric, time, ue, value, flags);
+            }
+        };
+    }
+
+    public HostInfo host() {
+        return host;
+    }
+
+    public StorageEngine engine() {
+        return engine;
+    }
+
+    public void addListener(CollectionListener l) {
+        listeners.add(l);
+    }
+
+    /** Defines a chart with its dimensions (in this order) and returns it. */
+    public synchronized Chart define(ChartInfo info, List<DimensionInfo> dimensions) {
+        MetadataStore meta = engine.metadata();
+        int chartId = meta.upsertChart(info);
+        for (DimensionInfo d : dimensions) {
+            meta.upsertDimension(d);
+        }
+        List<Integer> metrics = meta.metrics(chartId);
+        ChartCollector collector = new ChartCollector(info.updateEvery(), sink);
+        List<DimensionInfo> ordered = new ArrayList<>();
+        for (int m : metrics) {
+            ordered.add(meta.dimension(m));
+        }
+        for (int i = 0; i < metrics.size(); i++) {
+            DimensionInfo d = ordered.get(i);
+            collector.addDimension(metrics.get(i), Algorithm.parse(d.algorithm()), d.multiplier(), d.divisor());
+        }
+        Chart c = new Chart(chartId, info.id(), collector, metrics.size());
+        charts.add(c);
+        Chart[] a = byChartId;
+        if (chartId >= a.length) {
+            a = java.util.Arrays.copyOf(a, Math.max(chartId + 1, a.length * 2));
+        }
+        a[chartId] = c;
+        byChartId = a;
+        return c;
+    }
+
+    public List<Chart> charts() {
+        return charts;
+    }
+
+    /**
+     * One collection of a chart: {@code values} in definition order (NaN-free raw integers),
+     * {@code updated} null when all were collected. Stores locally; streamers send it with the
+     * next {@link #passDone}.
+     */
+    public void collect(Chart c, long[] values, boolean[] updated, long nowMicros) {
+        for (int i = 0; i < c.collected.length; i++) {
+            boolean u = updated == null || updated[i];
+            c.updated[i] = u;
+            if (u) {
+                c.collected[i] = values[i];
+                c.collector.set(i, values[i]);
+            }
+        }
+        c.microsSinceLast = c.lastCollectionMicros == 0 ? 0 : nowMicros - c.lastCollectionMicros;
+        c.lastCollectionMicros = nowMicros;
+        c.collector.collectNow(nowMicros);
+    }
+
+    /** Ends a collection pass over {@code collected}: every streamer sends them in one block. */
+    public void passDone(List<Chart> collected) {
+        for (CollectionListener l : listeners) {
+            l.collected(collected);
+        }
+    }
+
+    Chart byChartId(int chartId) {
+        Chart[] a = byChartId;
+        return chartId >= 0 && chartId < a.length ? a[chartId] : null;
+    }
+
+    // ---- ChildStream.CollectionState: the state a replication answer hands over (RDSTATE/RSSTATE)
+
+    @Override
+    public long lastCollectedUt(int chartId, int dimIndex) {
+        Chart c = byChartId(chartId);
+        return c == null ? 0 : c.collector.lastCollectedUt(dimIndex);
+    }
+
+    @Override
+    public long lastCollectedValue(int chartId, int dimIndex) {
+        Chart c = byChartId(chartId);
+        return c == null ? 0 : c.collector.lastCollectedValue(dimIndex);
+    }
+
+    @Override
+    public double lastCalculatedValue(int chartId, int dimIndex) {
+        Chart c = byChartId(chartId);
+        return c == null ? 0 : c.collector.lastCalculatedValue(dimIndex);
+    }
+
+    @Override
+    public double lastStoredValue(int chartId, int dimIndex) {
+        Chart c = byChartId(chartId);
+        return c == null ? 0 : c.collector.lastStoredValue(dimIndex);
+    }
+
+    @Override
+    public long chartLastCollectedUt(int chartId) {
+        Chart c = byChartId(chartId);
+        return c == null ? 0 : c.collector.chartLastCollectedUt();
+    }
+
+    @Override
+    public long chartLastUpdatedUt(int chartId) {
+        Chart c = byChartId(chartId);
+        return c == null ? 0 : c.collector.chartLastUpdatedUt();
+    }
+}

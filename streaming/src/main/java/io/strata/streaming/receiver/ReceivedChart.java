@@ -1,0 +1,65 @@
+package io.strata.streaming.receiver;
+
+import io.strata.engine.meta.ChartInfo;
+import io.strata.streaming.collect.Algorithm;
+import io.strata.streaming.collect.ChartCollector;
+import io.strata.streaming.collect.StoredPointSink;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** What the receiver knows of one chart of a streamed host: its definition, dimensions and collection state. */
+final class ReceivedChart {
+
+    ChartInfo info;
+    final ChartCollector collector;
+    final ByteKeyIndex dimensions = new ByteKeyIndex();
+    int[] metricIds = new int[4];
+    /** Chart labels of the CLABEL lines since the last CLABEL_COMMIT. */
+    final Map<String, String> pendingLabels = new LinkedHashMap<>();
+    final Map<String, String> variables = new LinkedHashMap<>();
+    final Map<String, String> functions = new LinkedHashMap<>();
+
+    /** Replication: a REPLAY_CHART is outstanding; live BEGIN/SET/END is not expected meanwhile. */
+    boolean replicating;
+    /** Replication: the RBEGIN with timestamps of the current replayed point. */
+    long replayPointStart;
+    long replayPointEnd;
+    boolean replayPointOpen;
+    /** Replication: the `before` of the outstanding request, where the next step continues. */
+    long replicationBefore;
+    long replicationStepsDone;
+    long replayedPoints;
+    boolean obsolete;
+    /** BEGIN seen and END not yet. */
+    boolean collecting;
+
+    ReceivedChart(ChartInfo info, StoredPointSink sink) {
+        this.info = info;
+        this.collector = new ChartCollector(info.updateEvery(), sink);
+    }
+
+    /** Adds or redefines a dimension; returns its index. */
+    int defineDimension(String id, int metricId, Algorithm algorithm, long multiplier, long divisor) {
+        int index = dimensions.get(id);
+        if (index >= 0) {
+            collector.redefineDimension(index, algorithm, multiplier, divisor);
+            return index;
+        }
+        index = dimensions.add(id);
+        if (index == metricIds.length) {
+            metricIds = Arrays.copyOf(metricIds, index * 2);
+        }
+        metricIds[index] = metricId;
+        int collectorIndex = collector.addDimension(metricId, algorithm, multiplier, divisor);
+        if (collectorIndex != index) {
+            throw new IllegalStateException("dimension indexes diverged for chart " + info.id());
+        }
+        return index;
+    }
+
+    int dimensionCount() {
+        return dimensions.size();
+    }
+}

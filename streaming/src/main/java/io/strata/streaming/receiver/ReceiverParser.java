@@ -1,0 +1,698 @@
+package io.strata.streaming.receiver;
+
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.HostInfo;
+import io.strata.engine.meta.MetadataStore;
+import io.strata.engine.page.StorageNumber;
+import io.strata.streaming.collect.Algorithm;
+import io.strata.streaming.collect.StoredPointSink;
+import io.strata.streaming.wire.AsciiNumbers;
+import io.strata.streaming.wire.LineSplitter;
+import io.strata.streaming.wire.LineTokenizer;
+import io.strata.streaming.wire.StreamProtocolException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+
+/**
+ * The parent's side of one stream after the handshake: every keyword a 1.37.1 child sends
+ * (netdata-stream.md §4, §6), turned into metadata and stored points. Lines arrive whole (the
+ * {@link LineSplitter} joins what spans LZ4 blocks and reads); {@code SET} and {@code RSET} find
+ * their dimension from the line's bytes and go to the chart's collector or the engine without an
+ * object per sample. Any violation of the protocol is a {@link StreamProtocolException} naming the
+ * line: the connection is closed, nothing already stored is touched.
+ */
+public final class ReceiverParser implements LineSplitter.LineConsumer {
+
+    private static final byte[] K_SET = ascii("SET");
+    private static final byte[] K_BEGIN = ascii("BEGIN");
+    private static final byte[] K_END = ascii("END");
+    private static final byte[] K_RSET = ascii("RSET");
+    private static final byte[] K_RBEGIN = ascii("RBEGIN");
+    private static final byte[] K_RDSTATE = ascii("RDSTATE");
+    private static final byte[] K_RSSTATE = ascii("RSSTATE");
+    private static final byte[] K_REND = ascii("REND");
+    private static final byte[] K_CHART = ascii("CHART");
+    private static final byte[] K_DIMENSION = ascii("DIMENSION");
+    private static final byte[] K_CLABEL = ascii("CLABEL");
+    private static final byte[] K_CLABEL_COMMIT = ascii("CLABEL_COMMIT");
+    private static final byte[] K_CHART_DEFINITION_END = ascii("CHART_DEFINITION_END");
+    private static final byte[] K_VARIABLE = ascii("VARIABLE");
+    private static final byte[] K_LABEL = ascii("LABEL");
+    private static final byte[] K_OVERWRITE = ascii("OVERWRITE");
+    private static final byte[] K_CLAIMED_ID = ascii("CLAIMED_ID");
+    private static final byte[] K_FUNCTION = ascii("FUNCTION");
+    private static final byte[] K_FUNCTION_RESULT_BEGIN = ascii("FUNCTION_RESULT_BEGIN");
+    private static final byte[] K_FUNCTION_RESULT_END = ascii("FUNCTION_RESULT_END");
+    private static final byte[] K_FLUSH = ascii("FLUSH");
+    private static final byte[] K_DISABLE = ascii("DISABLE");
+    private static final byte[] W_TRUE = ascii("true");
+    private static final byte[] W_GLOBAL = ascii("GLOBAL");
+    private static final byte[] W_HOST = ascii("HOST");
+    private static final byte[] W_CHART = ascii("CHART");
+    private static final byte[] W_LOCAL = ascii("LOCAL");
+
+    /** Receives function results ({@code FUNCTION_RESULT_BEGIN} … {@code FUNCTION_RESULT_END}). */
+    public interface FunctionResults {
+        void result(String transaction, int status, String contentType, long expires, String payload);
+    }
+
+    private final StorageEngine engine;
+    private final MetadataStore metadata;
+    private final LineTokenizer words = new LineTokenizer();
+    private final ParentCommands commands;
+    private final ReplicationPlanner replication;
+    private final boolean replicationNegotiated;
+    private final ReceiverLimits limits;
+    private final ReceiverStats stats;
+    private final LongSupplier nowMicros;
+    private final FunctionResults functionResults;
+    private final EngineSink sink;
+
+    private final UUID hostGuid;
+    private HostInfo host;
+    private final Map<String, String> pendingHostLabels = new LinkedHashMap<>();
+    private final Map<String, String> hostVariables = new LinkedHashMap<>();
+    private final Map<String, String> hostFunctions = new LinkedHashMap<>();
+    private String claimId;
+
+    private final ByteKeyIndex chartIndex = new ByteKeyIndex();
+    private final List<ReceivedChart> charts = new ArrayList<>();
+    /** The chart of the latest CHART, BEGIN or RBEGIN: DIMENSION, CLABEL, SET, RSET apply to it. */
+    private ReceivedChart current;
+
+    private long lineNumber;
+    private long samplesSinceReport;
+    private boolean disabled;
+
+    // FUNCTION_RESULT payload being collected
+    private StringBuilder functionPayload;
+    private String functionTransaction;
+    private int functionStatus;
+    private String functionContentType;
+    private long functionExpires;
+
+    public ReceiverParser(StorageEngine engine, HostInfo host, ParentCommands commands, ReplicationPlanner replication,
+                          boolean replicationNegotiated, ReceiverLimits limits, ReceiverStats stats,
+                          LongSupplier nowMicros, FunctionResults functionResults) {
+        this.engine = engine;
+        this.metadata = engine.metadata();
+        this.commands = commands;
+        this.replication = replication;
+        this.replicationNegotiated = replicationNegotiated;
+        this.limits = limits;
+        this.stats = stats;
+        this.nowMicros = nowMicros;
+        this.functionResults = functionResults;
+        this.hostGuid = host.machineGuid();
+        this.sink = new EngineSink(engine);
+        HostInfo known = knownHost(host.machineGuid());
+        // A reconnecting host keeps the labels it had until it sends new ones.
+        this.host = known != null && host.labels().isEmpty()
+                ? new HostInfo(host.machineGuid(), host.hostname(), host.os(), host.timezone(), host.updateEvery(),
+                known.labels())
+                : host;
+        metadata.upsertHost(this.host);
+    }
+
+    private HostInfo knownHost(UUID guid) {
+        int id = metadata.hostId(guid);
+        return id < 0 ? null : metadata.host(id);
+    }
+
+    public boolean disabled() {
+        return disabled;
+    }
+
+    public String claimId() {
+        return claimId;
+    }
+
+    public int chartCount() {
+        return charts.size();
+    }
+
+    /** Charts whose replication has not finished yet. */
+    public int chartsReplicating() {
+        int n = 0;
+        for (ReceivedChart c : charts) {
+            if (c.replicating) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    public Map<String, String> hostVariables() {
+        return hostVariables;
+    }
+
+    @Override
+    public void line(byte[] b, int s, int e) throws StreamProtocolException {
+        lineNumber++;
+        if (functionPayload != null) {
+            functionPayloadLine(b, s, e);
+            return;
+        }
+        int n = words.tokenize(b, s, e);
+        if (n == 0) {
+            return;
+        }
+        if (disabled) {
+            throw error("data after DISABLE", b, s, e);
+        }
+        int ks = words.start(0);
+        int ke = words.end(0);
+        if (is(b, ks, ke, K_SET)) {
+            set(b, s, e, n);
+        } else if (is(b, ks, ke, K_BEGIN)) {
+            begin(b, s, e, n);
+        } else if (is(b, ks, ke, K_END)) {
+            end(b, s, e);
+        } else if (is(b, ks, ke, K_RSET)) {
+            replaySet(b, s, e, n);
+        } else if (is(b, ks, ke, K_RBEGIN)) {
+            replayBegin(b, s, e, n);
+        } else if (is(b, ks, ke, K_RDSTATE)) {
+            replayDimensionState(b, s, e, n);
+        } else if (is(b, ks, ke, K_RSSTATE)) {
+            replayChartState(b, s, e, n);
+        } else if (is(b, ks, ke, K_REND)) {
+            replayEnd(b, s, e, n);
+        } else if (is(b, ks, ke, K_CHART)) {
+            chart(b, s, e, n);
+        } else if (is(b, ks, ke, K_DIMENSION)) {
+            dimension(b, s, e, n);
+        } else if (is(b, ks, ke, K_CLABEL)) {
+            chartLabel(b, s, e, n);
+        } else if (is(b, ks, ke, K_CLABEL_COMMIT)) {
+            chartLabelCommit(b, s, e);
+        } else if (is(b, ks, ke, K_CHART_DEFINITION_END)) {
+            chartDefinitionEnd(b, s, e, n);
+        } else if (is(b, ks, ke, K_VARIABLE)) {
+            variable(b, s, e, n);
+        } else if (is(b, ks, ke, K_LABEL)) {
+            hostLabel(b, s, e, n);
+        } else if (is(b, ks, ke, K_OVERWRITE)) {
+            hostLabelsCommit();
+        } else if (is(b, ks, ke, K_CLAIMED_ID)) {
+            claimedId(b, s, e, n);
+        } else if (is(b, ks, ke, K_FUNCTION)) {
+            functionDefinition(b, s, e, n);
+        } else if (is(b, ks, ke, K_FUNCTION_RESULT_BEGIN)) {
+            functionResultBegin(b, s, e, n);
+        } else if (is(b, ks, ke, K_FLUSH)) {
+            current = null;
+        } else if (is(b, ks, ke, K_DISABLE)) {
+            disabled = true;
+        } else {
+            throw error("unknown keyword", b, s, e);
+        }
+    }
+
+    // ---------------------------------------------------------------- data
+
+    private void begin(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (n < 2) {
+            throw error("BEGIN without a chart id", b, s, e);
+        }
+        int index = chartIndex.get(b, words.start(1), words.end(1));
+        if (index < 0) {
+            throw error("BEGIN of a chart that was not defined", b, s, e);
+        }
+        ReceivedChart c = charts.get(index);
+        long usec = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
+        current = c;
+        c.collecting = true;
+        c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
+    }
+
+    private void set(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        ReceivedChart c = current;
+        if (c == null || !c.collecting) {
+            throw error("SET outside BEGIN/END", b, s, e);
+        }
+        if (n < 2) {
+            throw error("SET without a dimension id", b, s, e);
+        }
+        int dim = c.dimensions.get(b, words.start(1), words.end(1));
+        if (dim < 0) {
+            throw error("SET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
+        }
+        if (n < 3 || words.start(2) == words.end(2)) {
+            return; // empty value: not collected this time
+        }
+        c.collector.set(dim, AsciiNumbers.parseLongC(b, words.start(2), words.end(2)));
+        samplesSinceReport++;
+    }
+
+    private void end(byte[] b, int s, int e) throws StreamProtocolException {
+        ReceivedChart c = current;
+        if (c == null || !c.collecting) {
+            throw error("END without BEGIN", b, s, e);
+        }
+        c.collecting = false;
+        c.collector.end(nowMicros.getAsLong());
+        if (samplesSinceReport > 0) {
+            stats.samplesCollected.add(samplesSinceReport);
+            samplesSinceReport = 0;
+        }
+    }
+
+    // ---------------------------------------------------------------- definitions
+
+    private void chart(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (n < 2) {
+            throw error("CHART without an id", b, s, e);
+        }
+        String id = str(b, 1);
+        int dot = id.indexOf('.');
+        if (dot <= 0 || dot == id.length() - 1) {
+            throw error("CHART id must be type.id", b, s, e);
+        }
+        String name = n > 2 ? str(b, 2) : "";
+        if (name.isEmpty() || name.equals("NULL")) {
+            name = id;
+        } else if (!name.startsWith(id.substring(0, dot + 1))) {
+            name = id.substring(0, dot + 1) + name;
+        }
+        String title = n > 3 ? str(b, 3) : "";
+        String units = n > 4 ? str(b, 4) : "";
+        String family = n > 5 ? str(b, 5) : "";
+        String context = n > 6 ? str(b, 6) : "";
+        String type = n > 7 ? str(b, 7) : "line";
+        long priority = n > 8 ? AsciiNumbers.parseLongC(b, words.start(8), words.end(8)) : 1000;
+        long updateEvery = n > 9 ? AsciiNumbers.parseLongC(b, words.start(9), words.end(9)) : host.updateEvery();
+        String options = n > 10 ? str(b, 10) : "";
+        String plugin = n > 11 ? str(b, 11) : "";
+        String module = n > 12 ? str(b, 12) : "";
+        if (updateEvery <= 0) {
+            updateEvery = host.updateEvery() > 0 ? host.updateEvery() : 1;
+        }
+        if (updateEvery > 86_400) {
+            throw error("CHART update_every out of range", b, s, e);
+        }
+        if (context.isEmpty()) {
+            context = id;
+        }
+        if (family.isEmpty()) {
+            family = id.substring(dot + 1);
+        }
+        int index = chartIndex.get(id);
+        ReceivedChart c;
+        Map<String, String> labels = index >= 0 ? charts.get(index).info.labels() : Map.of();
+        ChartInfo info = new ChartInfo(hostGuid, id, name, title, units, family, context, type, priority,
+                (int) updateEvery, plugin, module, labels);
+        if (index >= 0) {
+            c = charts.get(index);
+            if (c.info.updateEvery() != info.updateEvery()) {
+                c.collector.updateEvery(info.updateEvery());
+            }
+            c.info = info;
+        } else {
+            if (charts.size() >= limits.maxChartsPerHost()) {
+                throw error("more than " + limits.maxChartsPerHost() + " charts for this host", b, s, e);
+            }
+            c = new ReceivedChart(info, sink);
+            chartIndex.add(id);
+            charts.add(c);
+        }
+        c.obsolete = options.contains("obsolete");
+        c.collector.storeFirst(options.contains("store_first"));
+        if (index >= 0) {
+            c.collector.requestClockSync();
+        }
+        c.pendingLabels.clear();
+        c.collecting = false;
+        // A redefined chart waits for its replication again, as in Netdata.
+        c.replicating = replicationNegotiated;
+        metadata.upsertChart(info);
+        current = c;
+    }
+
+    private void dimension(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        ReceivedChart c = requireChart("DIMENSION", b, s, e);
+        if (n < 2 || words.start(1) == words.end(1)) {
+            throw error("DIMENSION without an id", b, s, e);
+        }
+        String id = str(b, 1);
+        String name = n > 2 ? str(b, 2) : id;
+        Algorithm algorithm = n > 3 ? Algorithm.parse(b, words.start(3), words.end(3)) : Algorithm.ABSOLUTE;
+        long multiplier = n > 4 ? AsciiNumbers.parseLongC(b, words.start(4), words.end(4)) : 1;
+        long divisor = n > 5 ? AsciiNumbers.parseLongC(b, words.start(5), words.end(5)) : 1;
+        String options = n > 6 ? str(b, 6) : "";
+        if (multiplier == 0) {
+            multiplier = 1;
+        }
+        if (divisor == 0) {
+            divisor = 1;
+        }
+        if (c.dimensions.get(id) < 0 && c.dimensionCount() >= limits.maxDimensionsPerChart()) {
+            throw error("more than " + limits.maxDimensionsPerChart() + " dimensions in chart " + c.info.id(), b, s, e);
+        }
+        int flags = (options.contains("hidden") ? DimensionInfo.FLAG_HIDDEN : 0)
+                | (options.contains("obsolete") ? DimensionInfo.FLAG_OBSOLETE : 0);
+        int metric = metadata.upsertDimension(new DimensionInfo(hostGuid, c.info.id(), id, name,
+                algorithm.netdataName(), multiplier, divisor, flags));
+        int index = c.defineDimension(id, metric, algorithm, multiplier, divisor);
+        c.collector.resetDetection(index, !options.contains("noreset") && !options.contains("nooverflow"));
+    }
+
+    private void chartLabel(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        ReceivedChart c = requireChart("CLABEL", b, s, e);
+        if (n < 3) {
+            throw error("CLABEL needs a name and a value", b, s, e);
+        }
+        if (c.pendingLabels.size() >= limits.maxLabelsPerHost()) {
+            throw error("too many chart labels", b, s, e);
+        }
+        c.pendingLabels.put(str(b, 1), str(b, 2));
+    }
+
+    private void chartLabelCommit(byte[] b, int s, int e) throws StreamProtocolException {
+        ReceivedChart c = requireChart("CLABEL_COMMIT", b, s, e);
+        ChartInfo i = c.info;
+        c.info = new ChartInfo(i.hostGuid(), i.id(), i.name(), i.title(), i.units(), i.family(), i.context(),
+                i.chartType(), i.priority(), i.updateEvery(), i.plugin(), i.module(), c.pendingLabels);
+        c.pendingLabels.clear();
+        metadata.upsertChart(c.info);
+    }
+
+    private void chartDefinitionEnd(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        ReceivedChart c = requireChart("CHART_DEFINITION_END", b, s, e);
+        long childFirst = n > 1 ? AsciiNumbers.parseLongC(b, words.start(1), words.end(1)) : 0;
+        long childLast = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
+        c.replicationBefore = 0;
+        c.replicationStepsDone = 0;
+        requestReplication(c, childFirst, childLast, 0);
+    }
+
+    private void requestReplication(ReceivedChart c, long childFirst, long childLast, long followUpFrom) {
+        long now = nowMicros.getAsLong() / 1_000_000L;
+        ReplicationPlanner.Request r = replication.next(lastStoredTime(c), followUpFrom, childFirst, childLast,
+                c.dimensionCount(), now);
+        c.replicating = true;
+        c.replicationBefore = r.before();
+        commands.send(r.line(c.info.id()));
+    }
+
+    /** The newest tier-0 second the engine holds for any dimension of the chart (0 = none). */
+    private long lastStoredTime(ReceivedChart c) {
+        long last = 0;
+        for (int i = 0; i < c.dimensionCount(); i++) {
+            last = Math.max(last, engine.registry().lastTime(c.metricIds[i], 0));
+        }
+        return last;
+    }
+
+    private void variable(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        int i = 1;
+        Boolean global = null;
+        if (n > 1) {
+            int ws = words.start(1);
+            int we = words.end(1);
+            if (is(b, ws, we, W_HOST) || is(b, ws, we, W_GLOBAL)) {
+                global = true;
+                i = 2;
+            } else if (is(b, ws, we, W_CHART) || is(b, ws, we, W_LOCAL)) {
+                global = false;
+                i = 2;
+            }
+        }
+        if (n <= i) {
+            throw error("VARIABLE without a name", b, s, e);
+        }
+        String name = str(b, i);
+        String value = n > i + 1 ? str(b, i + 1) : "";
+        if (global == null) {
+            global = current == null;
+        }
+        Map<String, String> into = global ? hostVariables : requireChart("VARIABLE CHART", b, s, e).variables;
+        if (into.size() >= limits.maxLabelsPerHost() && !into.containsKey(name)) {
+            throw error("too many variables", b, s, e);
+        }
+        into.put(name, value);
+    }
+
+    private void hostLabel(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        // LABEL "name" = source "value": '=' separates, so the words are name, source, value
+        if (n < 4) {
+            throw error("LABEL needs a name, a source and a value", b, s, e);
+        }
+        if (pendingHostLabels.size() >= limits.maxLabelsPerHost()) {
+            throw error("too many host labels", b, s, e);
+        }
+        pendingHostLabels.put(str(b, 1), str(b, 3));
+    }
+
+    private void hostLabelsCommit() {
+        host = new HostInfo(host.machineGuid(), host.hostname(), host.os(), host.timezone(), host.updateEvery(),
+                pendingHostLabels);
+        pendingHostLabels.clear();
+        metadata.upsertHost(host);
+    }
+
+    private void claimedId(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (n < 3) {
+            throw error("CLAIMED_ID needs a machine GUID and a claim id", b, s, e);
+        }
+        if (!str(b, 1).equalsIgnoreCase(hostGuid.toString())) {
+            throw error("CLAIMED_ID for another host than the one streamed", b, s, e);
+        }
+        String claim = str(b, 2);
+        claimId = claim.equals("NULL") ? null : claim;
+    }
+
+    private void functionDefinition(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        int i = 1;
+        if (n > 1 && is(b, words.start(1), words.end(1), W_GLOBAL)) {
+            i = 2;
+        }
+        if (n <= i) {
+            throw error("FUNCTION without a name", b, s, e);
+        }
+        String name = str(b, i);
+        String help = n > i + 2 ? str(b, i + 2) : "";
+        if (i == 1) {
+            requireChart("FUNCTION", b, s, e).functions.put(name, help);
+        } else {
+            hostFunctions.put(name, help);
+        }
+    }
+
+    private void functionResultBegin(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (n < 2) {
+            throw error("FUNCTION_RESULT_BEGIN without a transaction", b, s, e);
+        }
+        functionTransaction = str(b, 1);
+        functionStatus = n > 2 ? (int) AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 200;
+        functionContentType = n > 3 ? str(b, 3) : "text/plain";
+        functionExpires = n > 4 ? AsciiNumbers.parseLongC(b, words.start(4), words.end(4)) : 0;
+        functionPayload = new StringBuilder();
+    }
+
+    private void functionPayloadLine(byte[] b, int s, int e) throws StreamProtocolException {
+        int ts = s;
+        int te = e;
+        while (te > ts && (b[te - 1] == '\r' || b[te - 1] == ' ')) {
+            te--;
+        }
+        if (is(b, ts, te, K_FUNCTION_RESULT_END)) {
+            String payload = functionPayload.toString();
+            functionPayload = null;
+            if (functionResults != null) {
+                functionResults.result(functionTransaction, functionStatus, functionContentType, functionExpires,
+                        payload);
+            }
+            return;
+        }
+        if (functionPayload.length() + (e - s) > limits.maxFunctionResultBytes()) {
+            throw error("function result larger than " + limits.maxFunctionResultBytes() + " bytes", b, s, e);
+        }
+        if (functionPayload.length() > 0) {
+            functionPayload.append('\n');
+        }
+        functionPayload.append(new String(b, s, e - s, StandardCharsets.UTF_8));
+    }
+
+    // ---------------------------------------------------------------- replication
+
+    private void replayBegin(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (n < 2) {
+            throw error("RBEGIN without a chart id", b, s, e);
+        }
+        int ws = words.start(1);
+        int we = words.end(1);
+        if (we > ws) {
+            int index = chartIndex.get(b, ws, we);
+            if (index < 0) {
+                throw error("RBEGIN of a chart that was not defined", b, s, e);
+            }
+            current = charts.get(index);
+        } else if (current == null) {
+            throw error("RBEGIN '' without a chart", b, s, e);
+        }
+        ReceivedChart c = current;
+        if (n >= 5) {
+            long start = AsciiNumbers.parseLongC(b, words.start(2), words.end(2));
+            long endT = AsciiNumbers.parseLongC(b, words.start(3), words.end(3));
+            long childNow = AsciiNumbers.parseLongC(b, words.start(4), words.end(4));
+            if (start <= 0 || endT <= start || endT > childNow + c.info.updateEvery() + 1 || endT > 0xFFFF_FFFFL) {
+                throw error("RBEGIN with an impossible time range", b, s, e);
+            }
+            c.replayPointStart = start;
+            c.replayPointEnd = endT;
+            c.replayPointOpen = true;
+            c.collector.replayBegin(start, endT);
+        } else {
+            c.replayPointOpen = false;
+            c.collector.replayBeginUntimed();
+        }
+    }
+
+    private void replaySet(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        ReceivedChart c = current;
+        if (c == null) {
+            throw error("RSET without RBEGIN", b, s, e);
+        }
+        if (!c.replayPointOpen) {
+            return; // Netdata ignores RSET until a timestamped RBEGIN
+        }
+        if (n < 3) {
+            throw error("RSET needs a dimension and a value", b, s, e);
+        }
+        int dim = c.dimensions.get(b, words.start(1), words.end(1));
+        if (dim < 0) {
+            throw error("RSET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
+        }
+        double value = AsciiNumbers.parseDouble(b, words.start(2), words.end(2));
+        int flags = StorageNumber.SN_DEFAULT_FLAGS;
+        boolean empty = false;
+        if (n > 3) {
+            for (int i = words.start(3); i < words.end(3); i++) {
+                if (b[i] == 'E') {
+                    empty = true;
+                } else if (b[i] == 'R') {
+                    flags |= StorageNumber.SN_FLAG_RESET;
+                }
+            }
+        }
+        // through the collector: a replayed point moves the chart's collection state, as in Netdata
+        c.collector.replaySet(dim, empty ? Double.NaN : value, flags);
+        c.replayedPoints++;
+        stats.samplesReplayed.increment();
+    }
+
+    private void replayDimensionState(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        ReceivedChart c = current;
+        if (c == null) {
+            throw error("RDSTATE without RBEGIN", b, s, e);
+        }
+        if (n < 6) {
+            throw error("RDSTATE needs 5 values", b, s, e);
+        }
+        int dim = c.dimensions.get(b, words.start(1), words.end(1));
+        if (dim < 0) {
+            throw error("RDSTATE of a dimension that was not defined in chart " + c.info.id(), b, s, e);
+        }
+        c.collector.dimensionState(dim,
+                AsciiNumbers.parseLongC(b, words.start(2), words.end(2)),
+                AsciiNumbers.parseLongC(b, words.start(3), words.end(3)),
+                AsciiNumbers.parseDouble(b, words.start(4), words.end(4)),
+                AsciiNumbers.parseDouble(b, words.start(5), words.end(5)));
+    }
+
+    private void replayChartState(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        ReceivedChart c = current;
+        if (c == null) {
+            throw error("RSSTATE without RBEGIN", b, s, e);
+        }
+        if (n < 3) {
+            throw error("RSSTATE needs 2 values", b, s, e);
+        }
+        c.collector.chartState(AsciiNumbers.parseLongC(b, words.start(1), words.end(1)),
+                AsciiNumbers.parseLongC(b, words.start(2), words.end(2)));
+    }
+
+    private void replayEnd(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        ReceivedChart c = current;
+        if (c == null) {
+            throw error("REND without RBEGIN", b, s, e);
+        }
+        if (n < 8) {
+            throw error("REND needs 7 values", b, s, e);
+        }
+        long childUpdateEvery = AsciiNumbers.parseLongC(b, words.start(1), words.end(1));
+        long childFirst = AsciiNumbers.parseLongC(b, words.start(2), words.end(2));
+        long childLast = AsciiNumbers.parseLongC(b, words.start(3), words.end(3));
+        boolean start = is(b, words.start(4), words.end(4), W_TRUE);
+        long before = AsciiNumbers.parseLongC(b, words.start(6), words.end(6));
+        c.replayPointOpen = false;
+        c.replicationStepsDone++;
+        int ue = childUpdateEvery > 0 && childUpdateEvery <= 86_400 ? (int) childUpdateEvery : c.info.updateEvery();
+        c.collector.replayEnd(start, ue);
+        if (start) {
+            c.replicating = false;
+            return;
+        }
+        // the child did not start streaming: ask for the next step, from where this one ended
+        long from = Math.max(before, c.replicationBefore);
+        if (from <= 0 || from >= childLast) {
+            commands.send(new ReplicationPlanner.Request(true, 0, 0).line(c.info.id()));
+            return;
+        }
+        requestReplication(c, childFirst, childLast, from);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private ReceivedChart requireChart(String keyword, byte[] b, int s, int e) throws StreamProtocolException {
+        if (current == null) {
+            throw error(keyword + " without a preceding CHART", b, s, e);
+        }
+        return current;
+    }
+
+    private String str(byte[] b, int word) {
+        return AsciiNumbers.string(b, words.start(word), words.end(word));
+    }
+
+    private static boolean is(byte[] b, int s, int e, byte[] word) {
+        return AsciiNumbers.equalsAscii(b, s, e, word);
+    }
+
+    private StreamProtocolException error(String what, byte[] b, int s, int e) {
+        int len = Math.min(e - s, 200);
+        String text = new String(b, s, len, StandardCharsets.UTF_8) + (e - s > len ? "..." : "");
+        return new StreamProtocolException(what + " (line " + lineNumber + ": " + text + ")");
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Writes the collector's stored values into the engine. */
+    static final class EngineSink implements StoredPointSink {
+        private final StorageEngine engine;
+
+        EngineSink(StorageEngine engine) {
+            this.engine = engine;
+        }
+
+        @Override
+        public void store(int metricId, long pointTimeSeconds, int updateEvery, double value, int flags) {
+            if (Double.isNaN(value)) {
+                engine.storeGap(metricId, pointTimeSeconds, updateEvery);
+            } else {
+                engine.store(metricId, pointTimeSeconds, updateEvery, value, flags);
+            }
+        }
+    }
+}

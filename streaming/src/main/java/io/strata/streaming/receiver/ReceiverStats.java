@@ -1,0 +1,14 @@
+package io.strata.streaming.receiver;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters shared by every receiver of a node (read by the node's meters). */
+public final class ReceiverStats {
+    public final LongAdder samplesCollected = new LongAdder();
+    public final LongAdder samplesReplayed = new LongAdder();
+    public final LongAdder linesParsed = new LongAdder();
+    public final LongAdder bytesReceived = new LongAdder();
+    public final LongAdder protocolErrors = new LongAdder();
+    public final LongAdder connectionsAccepted = new LongAdder();
+    public final LongAdder connectionsRefused = new LongAdder();
+}

@@ -1,0 +1,191 @@
+package io.strata.streaming.receiver;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.strata.engine.meta.HostInfo;
+import io.strata.streaming.auth.StreamAuthorizer;
+import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.handshake.StreamRequest;
+import io.strata.streaming.handshake.StreamRequestException;
+import io.strata.streaming.wire.Lz4StreamFrameDecoder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.UUID;
+
+/**
+ * Reads a {@code STREAM} request (up to the blank line, at most 8 KiB as Netdata's web server),
+ * asks the authoriser, writes Netdata's reply in one piece, and on acceptance turns the
+ * connection into the host's stream (LZ4 decoding when negotiated, then the parser).
+ */
+public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamHandshakeHandler.class);
+    static final int MAX_REQUEST = 8192;
+
+    private final ReceiverContext rc;
+    private ByteBuf head;
+    private boolean done;
+
+    public StreamHandshakeHandler(ReceiverContext rc) {
+        this.rc = rc;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf in)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (done) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        try {
+            if (head == null) {
+                head = ctx.alloc().heapBuffer(512, MAX_REQUEST);
+            }
+            int room = MAX_REQUEST - head.writerIndex();
+            int take = Math.min(room, in.readableBytes());
+            int before = head.writerIndex();
+            head.writeBytes(in, take);
+            int end = findBlankLine(head, Math.max(0, before - 3));
+            if (end < 0) {
+                if (head.writerIndex() >= MAX_REQUEST) {
+                    LOG.warn("{}: STREAM request longer than {} bytes; closing", remote(ctx), MAX_REQUEST);
+                    ctx.close();
+                }
+                return;
+            }
+            done = true;
+            byte[] bytes = new byte[end];
+            head.getBytes(0, bytes);
+            // what followed the request (a child waits for the reply, so normally nothing)
+            ByteBuf rest = head.retainedSlice(end, head.writerIndex() - end);
+            ByteBuf more = in.isReadable() ? in.retain() : null;
+            handshake(ctx, bytes, rest, more);
+        } finally {
+            in.release();
+        }
+    }
+
+    private static int findBlankLine(ByteBuf b, int from) {
+        for (int i = from; i + 3 < b.writerIndex(); i++) {
+            if (b.getByte(i) == '\r' && b.getByte(i + 1) == '\n' && b.getByte(i + 2) == '\r'
+                    && b.getByte(i + 3) == '\n') {
+                return i + 4;
+            }
+        }
+        // a child that ends its lines with a bare LF
+        for (int i = from; i + 1 < b.writerIndex(); i++) {
+            if (b.getByte(i) == '\n' && b.getByte(i + 1) == '\n') {
+                return i + 2;
+            }
+        }
+        return -1;
+    }
+
+    private void handshake(ChannelHandlerContext ctx, byte[] request, ByteBuf rest, ByteBuf more) {
+        String remote = remote(ctx);
+        StreamRequest req;
+        try {
+            req = StreamRequest.parse(request, request.length);
+        } catch (StreamRequestException e) {
+            LOG.warn("{}: unreadable STREAM request: {}", remote, e.getMessage());
+            refuse(ctx, io.strata.streaming.handshake.HandshakeReplies.NOT_PERMITTED.getBytes(
+                    java.nio.charset.StandardCharsets.US_ASCII), rest, more);
+            return;
+        }
+        StreamAuthorizer.Decision d = rc.authorizer().decide(req, remote, System.currentTimeMillis(), rc.registry());
+        if (!d.accepted()) {
+            rc.stats().connectionsRefused.increment();
+            LOG.info("{}: refused stream of host '{}' ({}): {}", remote, req.hostname(), req.machineGuid(),
+                    d.logMessage());
+            refuse(ctx, d.reply(), rest, more);
+            return;
+        }
+        UUID guid = UUID.fromString(req.machineGuid());
+        long caps = d.negotiatedCaps();
+        String who = remote + " host '" + req.hostname() + "'";
+        HostInfo host = new HostInfo(guid, req.hostname(), req.os(), req.timezone(),
+                req.updateEvery() > 0 ? req.updateEvery() : 1, null);
+        ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), ctx.channel(),
+                System.currentTimeMillis());
+        ParentCommands commands = line -> ctx.channel().writeAndFlush(
+                Unpooled.copiedBuffer(line, java.nio.charset.StandardCharsets.UTF_8));
+        ReplicationPlanner planner = new ReplicationPlanner(d.settings().replication(),
+                d.settings().secondsToReplicate(), d.settings().secondsPerReplicationStep());
+        ReceiverParser parser;
+        try {
+            parser = new ReceiverParser(rc.engine(), host, commands, planner,
+                    Capabilities.has(caps, Capabilities.REPLICATION), rc.limits(), rc.stats(), rc.nowMicros(),
+                    rc.functionResults());
+        } catch (RuntimeException e) {
+            LOG.error("{}: cannot register the host; closing", who, e);
+            rc.registry().unregister(req.machineGuid(), active);
+            release(rest, more);
+            ctx.close();
+            return;
+        }
+        rc.stats().connectionsAccepted.increment();
+        LOG.info("{} ({}): stream accepted, capabilities {}", who, req.machineGuid(), Capabilities.names(caps));
+        ChannelPipeline p = ctx.pipeline();
+        // the reply must reach the child in one piece and before anything else
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(d.reply()));
+        p.addLast("stream-timeout", new ReadTimeoutHandler(rc.receiveTimeoutSeconds()));
+        if (Capabilities.has(caps, Capabilities.COMPRESSION)) {
+            p.addLast("stream-lz4", new Lz4StreamFrameDecoder());
+        }
+        p.addLast("stream-receiver", new StreamReceiverHandler(parser, rc.limits(), rc.registry(), active,
+                req.machineGuid(), who, rc.stats()));
+        p.remove(this);
+        if (rest.isReadable()) {
+            p.fireChannelRead(rest);
+        } else {
+            rest.release();
+        }
+        if (more != null) {
+            p.fireChannelRead(more);
+        }
+    }
+
+    private static void refuse(ChannelHandlerContext ctx, byte[] reply, ByteBuf rest, ByteBuf more) {
+        release(rest, more);
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(reply)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private static void release(ByteBuf rest, ByteBuf more) {
+        rest.release();
+        if (more != null) {
+            more.release();
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (head != null) {
+            head.release();
+            head = null;
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.info("{}: error during the stream handshake: {}", remote(ctx), cause.toString());
+        ctx.close();
+    }
+
+    static String remote(ChannelHandlerContext ctx) {
+        if (ctx.channel().remoteAddress() instanceof InetSocketAddress a) {
+            return a.getAddress().getHostAddress();
+        }
+        return String.valueOf(ctx.channel().remoteAddress());
+    }
+}

@@ -1,0 +1,103 @@
+package io.strata.streaming.receiver;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.ReadTimeoutException;
+import io.netty.util.ReferenceCountUtil;
+import io.strata.streaming.wire.LineSplitter;
+import io.strata.streaming.wire.StreamProtocolException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stream of one host after the handshake: (decompressed) bytes to lines to the parser. A
+ * protocol error closes this connection only, with the reason in the log; what was stored stays.
+ */
+final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamReceiverHandler.class);
+
+    private final LineSplitter lines;
+    private final ReceiverParser parser;
+    private final ReceiverRegistry registry;
+    private final ReceiverRegistry.Active active;
+    private final String machineGuid;
+    private final String who;
+    private final ReceiverStats stats;
+    private boolean closing;
+
+    StreamReceiverHandler(ReceiverParser parser, ReceiverLimits limits, ReceiverRegistry registry,
+                          ReceiverRegistry.Active active, String machineGuid, String who, ReceiverStats stats) {
+        this.lines = new LineSplitter(limits.maxLineBytes());
+        this.parser = parser;
+        this.registry = registry;
+        this.active = active;
+        this.machineGuid = machineGuid;
+        this.who = who;
+        this.stats = stats;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf buf)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        try {
+            if (closing) {
+                return;
+            }
+            stats.bytesReceived.add(buf.readableBytes());
+            active.lastDataMillis = System.currentTimeMillis();
+            lines.feed(buf, parser);
+            if (parser.disabled()) {
+                LOG.info("{}: the child sent DISABLE; closing its stream", who);
+                close(ctx);
+            }
+        } catch (StreamProtocolException e) {
+            protocolError(ctx, e.getMessage());
+        } catch (RuntimeException e) {
+            // a bug of ours must not take the other streams down, nor stay silent
+            LOG.error("{}: internal error while receiving; closing this stream", who, e);
+            close(ctx);
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException d && d.getCause() instanceof StreamProtocolException p) {
+            protocolError(ctx, p.getMessage());
+        } else if (cause instanceof ReadTimeoutException) {
+            LOG.warn("{}: no data for the receive timeout; closing the stream", who);
+            close(ctx);
+        } else if (cause instanceof java.io.IOException) {
+            LOG.info("{}: connection error: {}", who, cause.getMessage());
+            close(ctx);
+        } else {
+            LOG.error("{}: unexpected error; closing this stream", who, cause);
+            close(ctx);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        registry.unregister(machineGuid, active);
+        LOG.info("{}: stream closed ({} charts)", who, parser.chartCount());
+        ctx.fireChannelInactive();
+    }
+
+    private void protocolError(ChannelHandlerContext ctx, String message) {
+        stats.protocolErrors.increment();
+        LOG.warn("{}: protocol error, closing the stream: {}", who, message);
+        close(ctx);
+    }
+
+    private void close(ChannelHandlerContext ctx) {
+        closing = true;
+        ctx.close();
+    }
+}

@@ -1,0 +1,50 @@
+package io.strata.streaming.receiver;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The REPLAY_CHART a 1.37.1 parent sends (netdata-stream.md §6.2, and what a real parent sent). */
+class ReplicationPlannerTest {
+
+    final ReplicationPlanner p = ReplicationPlanner.NETDATA_DEFAULTS;
+
+    @Test
+    void freshChartOfAFreshChildAsksForItsOnlySecond() {
+        // seen from a real parent: REPLAY_CHART "system.cpu" "true" 1795263062 1795263062
+        long t = 1795263062L;
+        assertEquals(new ReplicationPlanner.Request(true, t, t), p.next(0, 0, t, t, 4, t));
+    }
+
+    @Test
+    void gapAfterAParentRestartIsAskedFromTheLastStoredSecond() {
+        // seen from a real parent: REPLAY_CHART "<id>" "true" 1795263100 1795263130
+        assertEquals(new ReplicationPlanner.Request(true, 1795263100L, 1795263130L),
+                p.next(1795263100L, 0, 1795263063L, 1795263130L, 3, 1795263130L));
+    }
+
+    @Test
+    void longGapIsCutInStepsAndOnlyTheLastStartsStreaming() {
+        long now = 1_800_000_000L;
+        ReplicationPlanner.Request first = p.next(now - 3600, 0, now - 7200, now, 2, now);
+        assertEquals(new ReplicationPlanner.Request(false, now - 3600, now - 3000), first);
+        ReplicationPlanner.Request last = p.next(now - 3600, now - 600, now - 7200, now, 2, now);
+        assertEquals(new ReplicationPlanner.Request(true, now - 600, now), last);
+    }
+
+    @Test
+    void nothingToAskStartsStreamingAtOnce() {
+        long now = 1_800_000_000L;
+        ReplicationPlanner.Request zero = new ReplicationPlanner.Request(true, 0, 0);
+        assertEquals(zero, p.next(0, 0, 0, 0, 2, now), "child without data");
+        assertEquals(zero, p.next(0, 0, now - 10, now, 0, now), "chart without dimensions");
+        assertEquals(zero, p.next(now + 5, 0, now - 10, now, 2, now), "parent newer than the child");
+        assertEquals(zero, new ReplicationPlanner(false, 86400, 600).next(0, 0, now - 10, now, 2, now), "disabled");
+    }
+
+    @Test
+    void requestLineIsNetdatas() {
+        assertEquals("REPLAY_CHART \"system.cpu\" \"true\" 0 0\n",
+                new ReplicationPlanner.Request(true, 0, 0).line("system.cpu"));
+    }
+}
