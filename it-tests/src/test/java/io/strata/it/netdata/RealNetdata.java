@@ -66,6 +66,7 @@ public final class RealNetdata implements AutoCloseable {
                 + "\tapi key = " + API_KEY + "\n"
                 + "\ttimeout seconds = 60\n"
                 + "\treconnect delay seconds = 2\n"
+                + "\tssl skip certificate verification = yes\n"
                 + "\tenable compression = " + (compression ? "yes" : "no") + "\n");
         return n;
     }

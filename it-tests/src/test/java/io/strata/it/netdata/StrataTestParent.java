@@ -19,6 +19,11 @@ final class StrataTestParent implements AutoCloseable {
     }
 
     static StrataTestParent start(Path base, boolean compression) throws Exception {
+        return start(base, compression, "");
+    }
+
+    /** {@code webExtra}: more {@code [web]} lines (e.g. ssl certificate / ssl key). */
+    static StrataTestParent start(Path base, boolean compression, String webExtra) throws Exception {
         Files.createDirectories(base);
         Files.writeString(base.resolve("netdata.conf"), "[global]\n"
                 + "\thostname = strata-parent\n"
@@ -26,7 +31,7 @@ final class StrataTestParent implements AutoCloseable {
                 + "\tmode = dbengine\n"
                 + "\tstorage tiers = 3\n"
                 + "[web]\n"
-                + "\tbind to = 127.0.0.1:0\n"
+                + "\tbind to = 127.0.0.1:0\n" + webExtra
                 + "[directories]\n"
                 + "\tcache = " + base.resolve("cache") + "\n"
                 + "\tlib = " + base.resolve("lib") + "\n");

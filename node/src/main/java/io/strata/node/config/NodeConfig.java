@@ -19,7 +19,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                          Path cacheDir, Path libDir, List<InetSocketAddress> bindTo, int acceptStreamEverySeconds,
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
                          int syntheticCharts, int syntheticDimensions, StreamConfig stream,
-                         List<String> warnings) {
+                         Path sslCertificate, Path sslKey, List<String> warnings) {
 
     public static final int DEFAULT_PORT = 19999;
 
@@ -60,6 +60,12 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         int synthCharts = (int) nonNegative(nd, "strata", "synthetic charts", 0);
         int synthDims = (int) positive(nd, "strata", "synthetic dimensions per chart", 10, 10_000);
 
+        String cert = nd.get("web", "ssl certificate", "");
+        String key = nd.get("web", "ssl key", "");
+        if (cert.isEmpty() != key.isEmpty()) {
+            throw new ConfigException(netdataConf + ": [web] ssl certificate and ssl key go together; only "
+                    + (cert.isEmpty() ? "ssl key" : "ssl certificate") + " is set");
+        }
         StreamConfig stream = StreamConfig.from(st);
         warnings.addAll(stream.warnings());
         for (IniFile.Entry e : nd.unusedEntries()) {
@@ -71,7 +77,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                     + " is not a key Strata knows; ignored");
         }
         return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, bind, acceptEvery, replication,
-                toReplicate, perStep, synthCharts, synthDims, stream, List.copyOf(warnings));
+                toReplicate, perStep, synthCharts, synthDims, stream, cert.isEmpty() ? null : Path.of(cert),
+                key.isEmpty() ? null : Path.of(key), List.copyOf(warnings));
     }
 
     public Path dbDir() {

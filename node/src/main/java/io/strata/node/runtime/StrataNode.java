@@ -46,7 +46,8 @@ public final class StrataNode implements Closeable {
     private final ScheduledExecutorService housekeeping;
     private final List<Closeable> roles = new ArrayList<>();
 
-    private StrataNode(NodeConfig config, StorageEngine engine, UUID machineGuid, HttpPipelineInstaller http) {
+    private StrataNode(NodeConfig config, StorageEngine engine, UUID machineGuid, HttpPipelineInstaller http,
+                       io.netty.handler.ssl.SslContext tls) {
         this.config = config;
         this.engine = engine;
         this.machineGuid = machineGuid;
@@ -54,7 +55,7 @@ public final class StrataNode implements Closeable {
                 PARENT_CAPABILITIES, machineGuid.toString(), config.acceptStreamEverySeconds());
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
                 stats, ReceiverContext.wallClockMicros(), 600, null);
-        this.server = new StreamServer(rc, null, http, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()));
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "strata-housekeeping");
             t.setDaemon(true);
@@ -72,8 +73,10 @@ public final class StrataNode implements Closeable {
         for (int t = 0; t < config.storageTiers(); t++) {
             ec = ec.withQuota(t, config.tierDiskSpaceMb()[t] << 20);
         }
+        io.netty.handler.ssl.SslContext tls = config.sslCertificate() == null ? null
+                : io.strata.streaming.server.TlsContexts.server(config.sslCertificate(), config.sslKey());
         StorageEngine engine = StorageEngine.open(ec);
-        StrataNode node = new StrataNode(config, engine, guid, http);
+        StrataNode node = new StrataNode(config, engine, guid, http, tls);
         try {
             for (InetSocketAddress a : config.bindTo()) {
                 node.listening.add(node.server.bind(a));

@@ -93,6 +93,14 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
                         ? (ChannelHandler) new Lz4StreamFrameEncoder(Capabilities.has(negotiated, Capabilities.BINARY))
                         : null,
                 this, cfg, group);
+        if (destinations.entries().stream().anyMatch(e -> e.destination().ssl())) {
+            try {
+                sender.withTls(io.strata.streaming.server.TlsContexts.client(settings.sslSkipCertificateVerification(),
+                        settings.caFile()));
+            } catch (IOException e) {
+                LOG.error("STREAM {}: {}; TLS destinations will be postponed", charts.host().hostname(), e.getMessage());
+            }
+        }
         charts.addListener(this);
     }
 

@@ -6,6 +6,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -112,6 +114,7 @@ public final class StreamSender implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running;
     private volatile SenderSession current;
+    private volatile SslContext clientTls;
 
     /**
      * @param hostName     for the log
@@ -133,6 +136,15 @@ public final class StreamSender implements AutoCloseable {
         this.group = group != null ? group : new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         this.thread = new Thread(this::run, "stream-sender[" + hostName + "]");
         this.thread.setDaemon(true);
+    }
+
+    /**
+     * The TLS client for {@code :SSL} destinations (stream.conf {@code CAfile}, {@code CApath},
+     * {@code ssl skip certificate verification}); without one they are postponed.
+     */
+    public StreamSender withTls(SslContext tls) {
+        this.clientTls = tls;
+        return this;
     }
 
     /** Starts connecting. */
@@ -236,9 +248,10 @@ public final class StreamSender implements AutoCloseable {
             log.error("STREAM {} [send to {}]: cannot resolve host '{}'", hostName, d, d.host());
             return null;
         }
-        if (d.ssl()) {
-            log.error("STREAM {} [send to {}]: TLS destinations are not supported by this sender yet", hostName, d);
-            destinations.postpone(d, 300, "TLS is not supported by this sender");
+        SslContext tls = clientTls;
+        if (d.ssl() && tls == null) {
+            log.error("STREAM {} [send to {}]: a TLS destination, but no TLS client is configured", hostName, d);
+            destinations.postpone(d, 300, "TLS is not configured on this sender");
             return null;
         }
         log.info("STREAM {}: connecting to '{}' (port {})...", hostName, d, d.port());
@@ -251,6 +264,9 @@ public final class StreamSender implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (d.ssl()) {
+                            ch.pipeline().addLast("tls", tls.newHandler(ch.alloc(), d.host(), d.port()));
+                        }
                         ch.pipeline().addLast(ReplyCollector.NAME, new ReplyCollector());
                     }
                 });
@@ -265,6 +281,18 @@ public final class StreamSender implements AutoCloseable {
             log.error("STREAM {} [send to {}]: failed to connect: {}", hostName, d, f.cause() == null ? "cancelled"
                     : f.cause().getMessage());
             return null;
+        }
+        if (d.ssl()) {
+            // as Netdata: a TLS failure (handshake, certificate) postpones the destination 300 s
+            SslHandler h = f.channel().pipeline().get(SslHandler.class);
+            io.netty.util.concurrent.Future<Channel> done = h.handshakeFuture();
+            if (!done.await(config.connectTimeout().toMillis() + 1000) || !done.isSuccess()) {
+                String why = done.cause() == null ? "timeout" : done.cause().getMessage();
+                log.error("STREAM {} [send to {}]: TLS handshake failed: {} - will retry in 300 secs", hostName, d, why);
+                f.channel().close();
+                destinations.postpone(d, 300, "TLS handshake failed: " + why);
+                return null;
+            }
         }
         return f.channel();
     }
