@@ -1,0 +1,267 @@
+package io.strata.jmh.streaming;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.strata.engine.EngineConfig;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.HostInfo;
+import io.strata.jmh.engine.EngineBenchmarkBase;
+import io.strata.streaming.receiver.ReceiverLimits;
+import io.strata.streaming.receiver.ReceiverParser;
+import io.strata.streaming.receiver.ReceiverStats;
+import io.strata.streaming.receiver.ReplicationPlanner;
+import io.strata.streaming.sender.SenderWireFormat;
+import io.strata.streaming.wire.LineSplitter;
+import io.strata.streaming.wire.Lz4StreamFrameDecoder;
+import io.strata.streaming.wire.Lz4StreamFrameEncoder;
+import io.strata.streaming.wire.StreamProtocolException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * A parent's ingest of streamed collections end to end, without sockets: the bytes {@value #CHILDREN}
+ * children would send for {@value #METRICS_PER_CHILD} metrics each ({@value #DIMENSIONS_PER_CHART} to a
+ * chart, the load generator's shape: every third chart a counter, the rest gauges), through
+ * {@link Lz4StreamFrameDecoder} in an {@link EmbeddedChannel} (variant {@code lz4}), a
+ * {@link LineSplitter} and a {@link ReceiverParser} per child, into a {@link StorageEngine} with 3 tiers
+ * in a temporary directory ({@link EngineConfig#defaults}), its flusher writing meanwhile.
+ *
+ * <p>The bytes are built before the run with {@link SenderWireFormat} and, for {@code lz4}, framed by
+ * {@link Lz4StreamFrameEncoder} (BINARY, independent blocks as our child sends them): a cycle of
+ * {@value #CYCLE} collections per child whose values wander (so the stored pages hold real-looking
+ * data; a counter falls back once per cycle, which the collector treats as a reset, as Netdata does).
+ * One invocation delivers the next second's collection of every chart of every child; the parser's
+ * clock moves one second with it, as the BEGIN lines say.
+ *
+ * <p>Score: samples (SET values) ingested per second. After the trial the benchmark checks that the
+ * parser counted every sample it was given ({@link ReceiverStats#samplesCollected}) and prints what
+ * the engine stored.
+ */
+@State(Scope.Benchmark)
+public class StreamIngestBenchmark extends EngineBenchmarkBase {
+
+    static final int CHILDREN = 4;
+    static final int METRICS_PER_CHILD = 2000;
+    static final int DIMENSIONS_PER_CHART = 10;
+    static final int CHARTS_PER_CHILD = METRICS_PER_CHILD / DIMENSIONS_PER_CHART;
+    static final int SAMPLES_PER_INVOCATION = CHILDREN * METRICS_PER_CHILD;
+    static final int CYCLE = 60;
+    static final long T0 = 1_700_000_000L;
+
+    /** {@code lz4}: LZ4-framed stream (COMPRESSION negotiated); {@code plain}: the text as is. */
+    @Param({"lz4", "plain"})
+    public String compression;
+
+    private Path dir;
+    private StorageEngine engine;
+    private final ReceiverStats stats = new ReceiverStats();
+    private Child[] children;
+    private long clockMicros = T0 * 1_000_000L;
+    private long invocations;
+    private long samplesBefore;
+
+    /** One child's connection on the parent: decoder, lines, parser, and its pre-built bytes. */
+    final class Child {
+        final LineSplitter lines = new LineSplitter(ReceiverLimits.DEFAULTS.maxLineBytes());
+        final ReceiverParser parser;
+        final EmbeddedChannel channel;
+        final byte[][] collections = new byte[CYCLE][];
+
+        Child(int index) {
+            UUID guid = UUID.nameUUIDFromBytes(("strata-jmh-child-" + index).getBytes(StandardCharsets.UTF_8));
+            HostInfo host = new HostInfo(guid, "jmh-child-" + index, "linux", "UTC", 1, null);
+            parser = new ReceiverParser(engine, host, line -> { }, ReplicationPlanner.NETDATA_DEFAULTS, false,
+                    ReceiverLimits.DEFAULTS, stats, () -> clockMicros, null);
+            channel = compression.equals("lz4") ? new EmbeddedChannel(new Lz4StreamFrameDecoder(), new Feed()) : null;
+        }
+
+        /** Hands one pre-built piece of the stream to the parent's pipeline. */
+        void receive(byte[] wire) {
+            ByteBuf in = Unpooled.wrappedBuffer(wire);
+            if (channel != null) {
+                channel.writeInbound(in);
+            } else {
+                feed(in);
+            }
+        }
+
+        void feed(ByteBuf decoded) {
+            try {
+                lines.feed(decoded, parser);
+            } catch (StreamProtocolException e) {
+                throw new IllegalStateException("the benchmark's own stream was refused: " + e.getMessage(), e);
+            }
+        }
+
+        /** What follows the decoder in the receiver's pipeline: bytes to lines to the parser. */
+        final class Feed extends ChannelInboundHandlerAdapter {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ByteBuf decoded = (ByteBuf) msg;
+                try {
+                    feed(decoded);
+                } finally {
+                    decoded.release();
+                }
+            }
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void setup() throws IOException {
+        dir = Files.createTempDirectory("strata-jmh-ingest-");
+        engine = StorageEngine.open(EngineConfig.defaults(dir));
+        boolean lz4 = compression.equals("lz4");
+        children = new Child[CHILDREN];
+        long wireBytes = 0;
+        long textBytes = 0;
+        for (int i = 0; i < CHILDREN; i++) {
+            Child c = new Child(i);
+            children[i] = c;
+            byte[] definitions = definitions(i);
+            c.receive(lz4 ? lz4Frames(definitions) : definitions);
+            SplittableRandom rnd = new SplittableRandom(0x5EED + i);
+            long[] values = new long[METRICS_PER_CHILD];
+            for (int m = 0; m < values.length; m++) {
+                values[m] = isCounter(m) ? rnd.nextLong(1L << 40) : rnd.nextLong(100_000);
+            }
+            for (int k = 0; k < CYCLE; k++) {
+                byte[] text = collection(values, rnd);
+                c.collections[k] = lz4 ? lz4Frames(text) : text;
+                textBytes += text.length;
+                wireBytes += c.collections[k].length;
+            }
+        }
+        samplesBefore = stats.samplesCollected.sum();
+        System.out.printf("%nStreamIngestBenchmark (%s): %d children x %d metrics, %d bytes of text per second, "
+                        + "%d on the wire%n", compression, CHILDREN, METRICS_PER_CHILD, textBytes / CYCLE,
+                wireBytes / CYCLE);
+    }
+
+    static boolean isCounter(int metric) {
+        return (metric / DIMENSIONS_PER_CHART) % 3 == 0;
+    }
+
+    /** What a child sends after the handshake: claim, labels, every chart's definition. */
+    static byte[] definitions(int child) {
+        ByteBuf out = Unpooled.buffer();
+        UUID guid = UUID.nameUUIDFromBytes(("strata-jmh-child-" + child).getBytes(StandardCharsets.UTF_8));
+        SenderWireFormat.claimedId(out, guid.toString(), null);
+        SenderWireFormat.label(out, "_os_name", SenderWireFormat.LABEL_SOURCE_AUTO, "Strata JMH");
+        SenderWireFormat.overwriteLabels(out);
+        for (int c = 0; c < CHARTS_PER_CHILD; c++) {
+            boolean counter = isCounter(c * DIMENSIONS_PER_CHART);
+            SenderWireFormat.chart(out, "jmh.chart" + c, "", "Chart " + c, counter ? "events/s" : "value", "jmh",
+                    counter ? "jmh.rate" : "jmh.gauge", "line", 1000 + c, 1, 0, "jmh", "ingest");
+            SenderWireFormat.chartLabel(out, "generator", "jmh", SenderWireFormat.LABEL_SOURCE_AUTO);
+            SenderWireFormat.chartLabelCommit(out);
+            for (int d = 0; d < DIMENSIONS_PER_CHART; d++) {
+                SenderWireFormat.dimension(out, "d" + d, "d" + d, counter ? "incremental" : "absolute", 1, 1, false,
+                        false, false);
+            }
+        }
+        return bytes(out);
+    }
+
+    /** One second of every chart: BEGIN, a SET per dimension, END. */
+    static byte[] collection(long[] values, SplittableRandom rnd) {
+        ByteBuf out = Unpooled.buffer(METRICS_PER_CHILD * 24);
+        for (int c = 0; c < CHARTS_PER_CHILD; c++) {
+            SenderWireFormat.begin(out, ("jmh.chart" + c).getBytes(StandardCharsets.UTF_8), 1_000_000);
+            for (int d = 0; d < DIMENSIONS_PER_CHART; d++) {
+                int m = c * DIMENSIONS_PER_CHART + d;
+                values[m] = isCounter(m) ? values[m] + rnd.nextLong(1000)
+                        : Math.max(0, values[m] + rnd.nextLong(201) - 100);
+                SenderWireFormat.set(out, ("d" + d).getBytes(StandardCharsets.UTF_8), values[m]);
+            }
+            SenderWireFormat.end(out);
+        }
+        return bytes(out);
+    }
+
+    /** The frames our child sends when COMPRESSION and BINARY are negotiated. */
+    static byte[] lz4Frames(byte[] text) {
+        EmbeddedChannel encoder = new EmbeddedChannel(new Lz4StreamFrameEncoder(true));
+        try {
+            encoder.writeOutbound(Unpooled.wrappedBuffer(text));
+            ByteBuf all = Unpooled.buffer();
+            for (ByteBuf b; (b = encoder.readOutbound()) != null; ) {
+                all.writeBytes(b);
+                b.release();
+            }
+            return bytes(all);
+        } finally {
+            encoder.finishAndReleaseAll();
+        }
+    }
+
+    static byte[] bytes(ByteBuf b) {
+        byte[] out = new byte[b.readableBytes()];
+        b.readBytes(out);
+        b.release();
+        return out;
+    }
+
+    /** One second of {@value #CHILDREN} children x {@value #METRICS_PER_CHILD} metrics. */
+    @Benchmark
+    @OperationsPerInvocation(SAMPLES_PER_INVOCATION)
+    public long ingestOneSecond() {
+        int k = (int) (invocations++ % CYCLE);
+        clockMicros += 1_000_000L;
+        for (Child c : children) {
+            c.receive(c.collections[k]);
+        }
+        return clockMicros;
+    }
+
+    @TearDown(Level.Iteration)
+    public void report() {
+        System.out.printf("  [so far: %d samples collected, %d points stored, %d pages queued for the flusher]%n",
+                stats.samplesCollected.sum() - samplesBefore, engine.pointsStored(), engine.pendingPages());
+    }
+
+    @TearDown(Level.Trial)
+    public void close() throws IOException {
+        try {
+            long collected = stats.samplesCollected.sum() - samplesBefore;
+            long expected = invocations * SAMPLES_PER_INVOCATION;
+            for (Child c : children) {
+                if (c.channel != null) {
+                    c.channel.finishAndReleaseAll();
+                }
+            }
+            engine.close();
+            System.out.printf("%nStreamIngestBenchmark (%s): %d samples ingested, %d points stored, %d rejected%n",
+                    compression, collected, engine.pointsStored(), engine.pointsRejected());
+            if (collected != expected) {
+                throw new IllegalStateException("the parser collected " + collected + " samples of the " + expected
+                        + " it was given");
+            }
+        } finally {
+            try (Stream<Path> s = Files.walk(dir)) {
+                for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+}
