@@ -259,7 +259,12 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             throw error("END without BEGIN", b, s, e);
         }
         c.collecting = false;
-        c.collector.end(nowMicros.getAsLong());
+        try {
+            c.collector.end(nowMicros.getAsLong());
+        } catch (IllegalArgumentException outOfRange) {
+            // a time the engine cannot hold (past 2106, or a chart pushed there by the child's durations)
+            throw error("END: " + outOfRange.getMessage(), b, s, e);
+        }
         if (samplesSinceReport > 0) {
             stats.samplesCollected.add(samplesSinceReport);
             samplesSinceReport = 0;
@@ -480,11 +485,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         String name = str(b, i);
         String help = n > i + 2 ? str(b, i + 2) : "";
-        if (i == 1) {
-            requireChart("FUNCTION", b, s, e).functions.put(name, help);
-        } else {
-            hostFunctions.put(name, help);
+        Map<String, String> into = i == 1 ? requireChart("FUNCTION", b, s, e).functions : hostFunctions;
+        if (into.size() >= limits.maxLabelsPerHost() && !into.containsKey(name)) {
+            throw error("too many functions", b, s, e);
         }
+        into.put(name, help);
     }
 
     private void functionResultBegin(byte[] b, int s, int e, int n) throws StreamProtocolException {
@@ -513,7 +518,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             }
             return;
         }
-        if (functionPayload.length() + (e - s) > limits.maxFunctionResultBytes()) {
+        if (functionPayload.length() + (functionPayload.length() > 0 ? 1 : 0) + (e - s) > limits.maxFunctionResultBytes()) {
             throw error("function result larger than " + limits.maxFunctionResultBytes() + " bytes", b, s, e);
         }
         if (functionPayload.length() > 0) {
@@ -544,7 +549,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             long start = AsciiNumbers.parseLongC(b, words.start(2), words.end(2));
             long endT = AsciiNumbers.parseLongC(b, words.start(3), words.end(3));
             long childNow = AsciiNumbers.parseLongC(b, words.start(4), words.end(4));
-            if (start <= 0 || endT <= start || endT > childNow + c.info.updateEvery() + 1 || endT > 0xFFFF_FFFFL) {
+            // the engine keeps unsigned 32-bit seconds; a live collection follows the replayed point, so keep room
+            if (start <= 0 || endT <= start || endT - start > 86_400 || endT > childNow + c.info.updateEvery() + 1
+                    || endT > 0xFFFF_FFFFL - 86_400) {
                 throw error("RBEGIN with an impossible time range", b, s, e);
             }
             c.replayPointStart = start;
