@@ -40,6 +40,7 @@ public final class MetadataStore implements Closeable {
     private int recordsInLog;
     private boolean unsynced;
     private boolean needsRewrite;
+    private final List<ByteBuffer> pending = new ArrayList<>();
 
     private final List<HostInfo> hosts = new ArrayList<>();
     private final Map<UUID, Integer> hostByGuid = new HashMap<>();
@@ -205,22 +206,37 @@ public final class MetadataStore implements Closeable {
      * definition: the log is marked for a rewrite of every live record at the next
      * {@link #sync()}, and whatever partial record reached the file is cut at the next open.
      */
+    /**
+     * Queues a record; {@link #sync()} writes the queue. Definitions change on stream receivers'
+     * event loops, which must not do file I/O: the node syncs every second, so a process crash
+     * loses at most that second of definitions (a reconnecting child sends them all again).
+     */
     private void append(Object rec) {
         if (needsRewrite) {
             return;
         }
-        ByteBuffer b = MetadataCodec.encode(rec);
-        int len = b.remaining();
+        pending.add(MetadataCodec.encode(rec));
+        unsynced = true;
+    }
+
+    private void writePending() {
+        if (needsRewrite) {
+            pending.clear();
+            return;
+        }
         try {
-            log.writeFully(b, logEnd);
-            logEnd += len;
-            recordsInLog++;
-            unsynced = true;
+            for (ByteBuffer b : pending) {
+                int len = b.remaining();
+                log.writeFully(b, logEnd);
+                logEnd += len;
+                recordsInLog++;
+            }
         } catch (IOException e) {
             needsRewrite = true;
             org.slf4j.LoggerFactory.getLogger(MetadataStore.class).warn(
-                    "could not append to {} ({}); the log is rewritten at the next sync", path, e.getMessage());
+                    "could not append to {} ({}); the log is rewritten from memory", path, e.getMessage());
         }
+        pending.clear();
     }
 
     private int apply(Object rec) {
@@ -345,6 +361,7 @@ public final class MetadataStore implements Closeable {
 
     /** Makes appended records durable. */
     public synchronized void sync() throws IOException {
+        writePending();
         if (needsRewrite) {
             compact();
             needsRewrite = false;
