@@ -1,0 +1,341 @@
+package io.strata.query.api;
+
+import io.netty.buffer.ByteBuf;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.page.StorageNumber;
+import io.strata.engine.registry.MetricRegistry;
+import io.strata.query.catalog.ChartView;
+import io.strata.query.catalog.HostView;
+import io.strata.query.data.SimplePattern;
+import io.strata.query.http.ApiRequest;
+import io.strata.query.http.ApiResponse;
+import io.strata.query.http.ContentTypes;
+import io.strata.query.http.QueryString;
+import io.strata.query.text.Out;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code /api/v1/allmetrics}: every metric's current value for scripts and scrapers, in
+ * Netdata's {@code shell}, {@code json}, {@code prometheus} and {@code prometheus_all_hosts}
+ * formats.
+ *
+ * <p>Values: {@code shell} and {@code json} print each dimension's newest stored value.
+ * Prometheus' default {@code source=average} is the average over the time since the same
+ * server's previous scrape ({@code server=}, else the client address), at least one collection
+ * interval, at most an hour; {@code source=sum} the sum over it; {@code source=as-collected} the
+ * newest stored value (Strata keeps the stored value, not the raw counter Netdata would print).
+ */
+public final class AllMetricsApi {
+
+    /** Longest averaging window of a Prometheus scrape. */
+    static final long MAX_WINDOW_SECONDS = 3600;
+
+    private AllMetricsApi() {
+    }
+
+    public static ApiResponse allMetrics(ApiRequest req) throws IOException {
+        QueryString q = req.query();
+        String format = q.get("format");
+        if (format == null) {
+            format = "shell";
+        }
+        SimplePattern filter = SimplePattern.parse(q.get("filter"));
+        ByteBuf buf = req.alloc().buffer(64 * 1024);
+        boolean ok = false;
+        try {
+            Out o = new Out(buf);
+            ApiResponse r;
+            switch (format) {
+                case "json" -> {
+                    json(req, o, filter);
+                    r = ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
+                }
+                case "prometheus" -> {
+                    prometheus(req, o, filter, List.of(req.host()), false);
+                    r = ApiResponse.ok(ContentTypes.PROMETHEUS, buf, ApiResponse.Caching.NO_CACHE);
+                }
+                case "prometheus_all_hosts" -> {
+                    prometheus(req, o, filter, req.catalog().hosts(), true);
+                    r = ApiResponse.ok(ContentTypes.PROMETHEUS, buf, ApiResponse.Caching.NO_CACHE);
+                }
+                default -> {
+                    shell(req, o, filter);
+                    r = ApiResponse.ok(ContentTypes.TEXT_PLAIN, buf, ApiResponse.Caching.NO_CACHE);
+                }
+            }
+            ok = true;
+            return r;
+        } finally {
+            if (!ok) {
+                buf.release();
+            }
+        }
+    }
+
+    private static boolean selected(SimplePattern filter, ChartView c) {
+        return filter == null || filter.matches(c.id()) || filter.matches(c.name());
+    }
+
+    /** The newest stored value of a metric and its time; NaN and 0 when it has none. */
+    private static final class Latest implements StorageEngine.Tier0Consumer {
+        double value;
+        long time;
+
+        void read(StorageEngine engine, int metric) throws IOException {
+            value = Double.NaN;
+            time = 0;
+            MetricRegistry r = engine.registry();
+            if (r.firstTime(metric, 0) == MetricRegistry.NO_TIME) {
+                return;
+            }
+            long last = r.lastTime(metric, 0);
+            engine.queryTier0(metric, last, last, this);
+        }
+
+        @Override
+        public void point(long t, int sn) {
+            if (StorageNumber.exists(sn)) {
+                value = StorageNumber.unpack(sn);
+                time = t;
+            }
+        }
+    }
+
+    // ---- shell --------------------------------------------------------------------------------
+
+    private static void shell(ApiRequest req, Out o, SimplePattern filter) throws IOException {
+        StorageEngine engine = req.context().engine();
+        Latest latest = new Latest();
+        for (ChartView c : req.host().charts()) {
+            if (!selected(filter, c)) {
+                continue;
+            }
+            String chart = shellName(c.name());
+            o.a("\n# chart: ").utf8(c.id()).a(" (name: ").utf8(c.name()).a(")\n");
+            double total = 0;
+            for (int d = 0; d < c.dimensions(); d++) {
+                latest.read(engine, c.metric(d));
+                o.a("NETDATA_").a(chart).ch('_').a(shellName(c.dimensionName(d))).a("=\"");
+                if (!Double.isNaN(latest.value)) {
+                    // Netdata shows the collected magnitude: a dimension stored negated prints positive
+                    double v = Math.rint(c.negative(d) ? -latest.value : latest.value);
+                    if (!c.hidden(d)) {
+                        total += v;
+                    }
+                    o.fixed(v, 0);
+                }
+                o.a("\"      # ").utf8(c.info().units()).ch('\n');
+            }
+            o.a("NETDATA_").a(chart).a("_VISIBLETOTAL=\"").fixed(Math.rint(total), 0).a("\"      # ")
+                    .utf8(c.info().units()).ch('\n');
+        }
+    }
+
+    /** Upper case, anything but letters and digits an underscore: a shell variable name part. */
+    static String shellName(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            sb.append(c < 128 && Character.isLetterOrDigit(c) ? Character.toUpperCase(c) : '_');
+        }
+        return sb.toString();
+    }
+
+    // ---- json ---------------------------------------------------------------------------------
+
+    private static void json(ApiRequest req, Out o, SimplePattern filter) throws IOException {
+        StorageEngine engine = req.context().engine();
+        Latest latest = new Latest();
+        o.a("{");
+        boolean firstChart = true;
+        for (ChartView c : req.host().charts()) {
+            if (!selected(filter, c)) {
+                continue;
+            }
+            long updated = 0;
+            o.a(firstChart ? "\n\t" : ",\n\t").jsonString(c.id()).a(": {\n\t\t\"name\":").jsonString(c.name())
+                    .a(",\n\t\t\"family\":").jsonString(c.info().family())
+                    .a(",\n\t\t\"context\":").jsonString(c.info().context())
+                    .a(",\n\t\t\"units\":").jsonString(c.info().units());
+            firstChart = false;
+            for (int d = 0; d < c.dimensions(); d++) {
+                updated = Math.max(updated, engine.registry().lastTime(c.metric(d), 0));
+            }
+            o.a(",\n\t\t\"last_updated\": ").integer(updated).a(",\n\t\t\"dimensions\": {");
+            for (int d = 0; d < c.dimensions(); d++) {
+                latest.read(engine, c.metric(d));
+                o.a(d == 0 ? "\n\t\t\t" : ",\n\t\t\t").jsonString(c.dimensionId(d)).a(": {\n\t\t\t\t\"name\": ")
+                        .jsonString(c.dimensionName(d)).a(",\n\t\t\t\t\"value\": ");
+                if (Double.isNaN(latest.value)) {
+                    o.a("null");
+                } else {
+                    o.fixed(latest.value, 7);
+                }
+                o.a("\n\t\t\t}");
+            }
+            o.a("\n\t\t}\n\t}");
+        }
+        o.a("\n}");
+    }
+
+    // ---- prometheus ---------------------------------------------------------------------------
+
+    private enum Source { AVERAGE, SUM, AS_COLLECTED }
+
+    private static void prometheus(ApiRequest req, Out o, SimplePattern filter, List<HostView> hosts,
+                                   boolean allHosts) throws IOException {
+        QueryString q = req.query();
+        Source source = switch (String.valueOf(q.get("source")).toLowerCase(Locale.ROOT)) {
+            case "as-collected", "as collected", "raw" -> Source.AS_COLLECTED;
+            case "sum", "volume" -> Source.SUM;
+            default -> Source.AVERAGE;
+        };
+        boolean help = yes(q.get("help"), false);
+        boolean types = yes(q.get("types"), false);
+        boolean timestamps = yes(q.get("timestamps"), true);
+        boolean names = yes(q.get("names"), true);
+        String prefix = q.get("prefix") != null ? q.get("prefix") : "netdata";
+        String server = q.get("server") != null ? q.get("server") : req.client();
+        long now = req.context().nowSeconds();
+        long previous = req.services().scraped(server + (allHosts ? "/all" : "/" + req.host().guid()), now);
+        StorageEngine engine = req.context().engine();
+        String suffix = switch (source) {
+            case AVERAGE -> "_average";
+            case SUM -> "_sum";
+            case AS_COLLECTED -> "";
+        };
+        Latest latest = new Latest();
+        long nowMs = req.context().clock().millis();
+        for (HostView host : hosts) {
+            if (help) {
+                o.a("# COMMENT netdata ").jsonString(host.hostname()).a(" to prometheus ").jsonString(server)
+                        .a(", source ").jsonString(source.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+                        .a(", last seen ").integer(previous == 0 ? 0 : now - previous).a(" seconds ago\n\n");
+            }
+            o.a(sanitize(prefix)).a("_info{instance=").jsonString(labelValue(host.hostname()))
+                    .a(",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
+            Map<String, String> labels = new TreeMap<>(host.info() == null ? Map.of() : host.info().labels());
+            for (Map.Entry<String, String> e : labels.entrySet()) {
+                o.ch(',').a(sanitize(e.getKey())).ch('=').jsonString(labelValue(e.getValue()));
+            }
+            o.a("} 1");
+            if (timestamps) {
+                o.ch(' ').integer(nowMs);
+            }
+            o.ch('\n');
+            for (ChartView c : host.charts()) {
+                if (!selected(filter, c)) {
+                    continue;
+                }
+                if (help) {
+                    o.a("\n# COMMENT ").a(c.homogeneous() ? "homogeneous" : "heterogeneous").a(" chart ")
+                            .jsonString(c.id()).a(", context ").jsonString(c.info().context()).a(", family ")
+                            .jsonString(c.info().family()).a(", units ").jsonString(c.info().units()).ch('\n');
+                }
+                String units = units(c.info().units());
+                for (int d = 0; d < c.dimensions(); d++) {
+                    int m = c.metric(d);
+                    long time;
+                    double value;
+                    if (source == Source.AS_COLLECTED) {
+                        latest.read(engine, m);
+                        value = latest.value;
+                        time = latest.time;
+                    } else {
+                        long last = engine.registry().lastTime(m, 0);
+                        long ue = Math.max(1, c.info().updateEvery());
+                        long window = previous == 0 ? ue : Math.max(ue, Math.min(MAX_WINDOW_SECONDS, now - previous));
+                        WindowSum w = new WindowSum();
+                        if (engine.registry().firstTime(m, 0) != MetricRegistry.NO_TIME) {
+                            engine.queryTier0(m, last - window + 1, last, w);
+                        }
+                        value = w.count == 0 ? Double.NaN : source == Source.SUM ? w.sum : w.sum / w.count;
+                        time = last;
+                    }
+                    if (Double.isNaN(value)) {
+                        continue;
+                    }
+                    String dim = names ? c.dimensionName(d) : c.dimensionId(d);
+                    String metric = c.homogeneous()
+                            ? sanitize(prefix) + "_" + sanitize(c.info().context()) + units + suffix
+                            : sanitize(prefix) + "_" + sanitize(c.info().context()) + "_" + sanitize(dim) + units + suffix;
+                    if (help) {
+                        o.a("# COMMENT ").a(metric).a(": dimension ").jsonString(dim).a(", value is ")
+                                .utf8(c.info().units()).a(", gauge, dt ").integer(time).a(" inclusive\n");
+                    }
+                    if (types) {
+                        o.a("# TYPE ").a(metric).a(" gauge\n");
+                    }
+                    o.a(metric).a("{chart=").jsonString(labelValue(c.id())).a(",family=")
+                            .jsonString(labelValue(c.info().family()));
+                    if (c.homogeneous()) {
+                        o.a(",dimension=").jsonString(labelValue(dim));
+                    }
+                    if (allHosts) {
+                        o.a(",instance=").jsonString(labelValue(host.hostname()));
+                    }
+                    o.a("} ").fixed(value, 7);
+                    if (timestamps) {
+                        o.ch(' ').integer(time * 1000);
+                    }
+                    o.ch('\n');
+                }
+            }
+        }
+    }
+
+    /** Sums the stored values a tier-0 read delivers. */
+    private static final class WindowSum implements StorageEngine.Tier0Consumer {
+        double sum;
+        long count;
+
+        @Override
+        public void point(long t, int sn) {
+            if (StorageNumber.exists(sn)) {
+                double v = StorageNumber.unpack(sn);
+                if (!Double.isNaN(v)) {
+                    sum += v;
+                    count++;
+                }
+            }
+        }
+    }
+
+    private static boolean yes(String v, boolean def) {
+        if (v == null) {
+            return def;
+        }
+        return v.equals("yes") || v.equals("1") || v.equals("true");
+    }
+
+    /** A Prometheus name part: letters, digits and underscores only. */
+    static String sanitize(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            sb.append(c < 128 && (Character.isLetterOrDigit(c) || c == '_') ? c : '_');
+        }
+        return sb.toString();
+    }
+
+    /** Netdata's units suffix: {@code %} is {@code _percent}, a trailing {@code /s} is {@code _persec}. */
+    static String units(String units) {
+        if (units.equals("%")) {
+            return "_percent";
+        }
+        if (units.endsWith("/s") && units.length() > 2) {
+            return "_" + sanitize(units.substring(0, units.length() - 2)) + "_persec";
+        }
+        return units.isEmpty() ? "" : "_" + sanitize(units);
+    }
+
+    /** A label value is written as a JSON string; only backslash, quote and newline need escaping, which that does. */
+    private static String labelValue(String s) {
+        return s.replace("\r", " ");
+    }
+}
