@@ -76,7 +76,22 @@ final class TestServer implements AutoCloseable {
     }
 
     URI uri(String pathAndQuery) {
-        return URI.create("http://127.0.0.1:" + port() + pathAndQuery);
+        return URI.create("http://127.0.0.1:" + port() + encodeIllegal(pathAndQuery));
+    }
+
+    /** Percent-encodes what a browser would ({@code |}, {@code >}, spaces...) and java.net.URI refuses. */
+    static String encodeIllegal(String s) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            boolean ok = c > 32 && c < 127 && "|<>\"{}^`\\ ".indexOf(c) < 0;
+            if (ok) {
+                sb.append((char) c);
+            } else {
+                sb.append('%').append(String.format("%02X", c));
+            }
+        }
+        return sb.toString();
     }
 
     HttpResponse<String> get(String pathAndQuery, String... headers) throws IOException, InterruptedException {

@@ -37,6 +37,11 @@ public final class DataFormatter {
         new DataFormatter(r, out, zone).write();
     }
 
+    /** Netdata signs a data source with the chart's last collection time, which is never in the future. */
+    private long lastUpdated() {
+        return Math.min(r.dbLast, r.wallClock);
+    }
+
     private boolean has(long flag) {
         return (options & flag) != 0;
     }
@@ -45,13 +50,13 @@ public final class DataFormatter {
         DataRequest req = r.request;
         if (format == DataFormat.DATASOURCE) {
             String handler = req.callback != null ? req.callback : "google.visualization.Query.setResponse";
-            if (req.googleTimestamp >= r.dbLast && req.googleTimestamp > 0) {
+            if (req.googleTimestamp >= lastUpdated() && req.googleTimestamp > 0) {
                 out.a(handler).a("({version:'").a(req.googleVersion).a("',reqId:'").a(req.googleReqId)
                         .a("',status:'error',errors:[{reason:'not_modified',message:'Data not modified'}]});");
                 return;
             }
             out.a(handler).a("({version:'").a(req.googleVersion).a("',reqId:'").a(req.googleReqId)
-                    .a("',status:'ok',sig:'").integer(r.dbLast).a("',table:");
+                    .a("',status:'ok',sig:'").integer(lastUpdated()).a("',table:");
         } else if (format == DataFormat.JSONP) {
             out.a(req.callback != null ? req.callback : "callback").ch('(');
         }

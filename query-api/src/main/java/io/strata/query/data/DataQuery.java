@@ -122,6 +122,9 @@ public final class DataQuery {
             }
         }
 
+        // with selected-tier, tier 0 is read as stored; a higher tier only where it holds something
+        int forcedTier = (options & DataOptions.SELECTED_TIER) == 0 ? -1 : tier;
+
         QueryWindow window = QueryWindow.compute(req.after, req.before, req.points, options, req.gtime, tierStep,
                 dbFirst, dbLast, updateEvery, now);
         if (window.points() * columns.size() > MAX_CELLS) {
@@ -130,9 +133,9 @@ public final class DataQuery {
         }
 
         DataResult result = new DataResult(req, host, window, columns.size(), dbFirst, dbLast, updateEvery,
-                window.options(), tiers);
+                window.options(), tiers, wallClockSeconds);
         TimeGrouping grouping = req.group.create(req.groupOptions, window.group(), window.points(),
-                window.resamplingDivisor());
+                window.resamplingGroup() != 1 ? window.resamplingDivisor() : 0);
         ColumnFiller filler = new ColumnFiller(result, grouping);
         for (int i = 0; i < columns.size(); i++) {
             Column col = columns.get(i);
@@ -143,7 +146,7 @@ public final class DataQuery {
             result.hidden[i] = col.hidden;
             filler.start(i);
             readColumn(engine, registry, cfg, req.group, col.metric, c.info().updateEvery(), window,
-                    readTier ? tier : -1, filler, result.pointsPerTier);
+                    forcedTier, filler, result.pointsPerTier);
             filler.finish();
             result.latest[i] = col.hidden ? Double.NaN : latestValue(engine, registry, col.metric);
         }
@@ -190,6 +193,8 @@ public final class DataQuery {
      * a step that divides the rows, so that its buckets nest in them: the rows' own step when they
      * align (the planner then picks the coarsest tier that still serves it), the selected tier's
      * step with {@code selected-tier}, the collection interval for methods that need every value.
+     *
+     * @param selectedTier the tier {@code selected-tier} asks for, or -1
      */
     private static void readColumn(StorageEngine engine, MetricRegistry registry, EngineConfig cfg,
                                    GroupingMethod method, int metric, int chartUpdateEvery, QueryWindow w,
@@ -201,8 +206,12 @@ public final class DataQuery {
             return;
         }
         long from = Math.max(0, afterExclusive);
+        long t0first = registry.firstTime(metric, 0);
+        if (selectedTier == 0 && t0first != MetricRegistry.NO_TIME) {
+            pointsPerTier[0] += engine.queryTier0(metric, from + 1, before, filler);
+            return;
+        }
         if (method.needsValues() && selectedTier < 0) {
-            long t0first = registry.firstTime(metric, 0);
             if (t0first != MetricRegistry.NO_TIME
                     && (t0first <= from + 1 || t0first <= Retention.first(registry, metric))) {
                 // tier 0 holds all there is of the window: read the stored values themselves

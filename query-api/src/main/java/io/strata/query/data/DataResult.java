@@ -28,12 +28,14 @@ public final class DataResult {
     final long dbLast;
     final long updateEvery;
     final long options;
+    /** The unix time the query ran at. */
+    final long wallClock;
     /** Min and max over every value computed (empty cells count as 0, as in Netdata). */
     double min;
     double max;
 
     DataResult(DataRequest request, HostView host, QueryWindow window, int columns, long dbFirst, long dbLast,
-               long updateEvery, long options, int tiers) {
+               long updateEvery, long options, int tiers, long wallClock) {
         this.request = request;
         this.host = host;
         this.window = window;
@@ -51,6 +53,7 @@ public final class DataResult {
         this.dbLast = dbLast;
         this.updateEvery = updateEvery;
         this.options = options;
+        this.wallClock = wallClock;
     }
 
     public int rows() {

@@ -103,7 +103,8 @@ public final class GroupingMethod {
      * @param options            the request's {@code group_options} (a percentage, or countif's condition), or null
      * @param group              stored points per output row
      * @param points             output rows
-     * @param resamplingDivisor  Netdata's {@code gtime} divisor; 1 without resampling
+     * @param resamplingDivisor  with {@code gtime}, what an average's sum is divided by instead of its
+     *                           count (Netdata's resampling divisor); 0 without gtime
      */
     public TimeGrouping create(String options, long group, long points, double resamplingDivisor) {
         return switch (kind) {

@@ -15,12 +15,14 @@ package io.strata.query.data;
  * @param group              stored points (of {@code granularity} seconds) per row
  * @param granularity        seconds per stored point the query counts in: the database's
  *                           update_every (natural points), or 1 (virtual points)
+ * @param resamplingGroup    stored points per gtime period, 1 without gtime (then averages are
+ *                           sums divided by {@code resamplingDivisor}, as Netdata does)
  * @param resamplingDivisor  gtime's divisor of averages, 1 without gtime
  * @param options            the request's options with natural-points or virtual-points set
  * @param relative           true when the request was relative to now or to the database's end
  */
 public record QueryWindow(long after, long before, long points, long group, long granularity,
-                          double resamplingDivisor, long options, boolean relative) {
+                          long resamplingGroup, double resamplingDivisor, long options, boolean relative) {
 
     /** Netdata's API_RELATIVE_TIME_MAX: up to 3 years, a time is relative; beyond, it is a unix timestamp. */
     public static final long RELATIVE_TIME_MAX = 3L * 365 * 86400;
@@ -138,8 +140,9 @@ public record QueryWindow(long after, long before, long points, long group, long
         }
 
         double resamplingDivisor = 1.0;
+        long resamplingGroup = 1;
         if (resampling > granularity) {
-            long resamplingGroup = resampling / granularity + (resampling % granularity != 0 ? 1 : 0);
+            resamplingGroup = resampling / granularity + (resampling % granularity != 0 ? 1 : 0);
             if (group < resamplingGroup) {
                 group = resamplingGroup;
             }
@@ -158,7 +161,8 @@ public record QueryWindow(long after, long before, long points, long group, long
             }
         }
         after = before - pointsWanted * step + granularity;
-        return new QueryWindow(after, before, pointsWanted, group, granularity, resamplingDivisor, options, relative);
+        return new QueryWindow(after, before, pointsWanted, group, granularity, resamplingGroup, resamplingDivisor,
+                options, relative);
     }
 
     /**

@@ -58,7 +58,7 @@ public abstract class TimeGrouping {
             double v;
             if (count == 0) {
                 v = Double.NaN;
-            } else if (resamplingDivisor != 1.0) {
+            } else if (resamplingDivisor > 0) {
                 // gtime: the row's sum expressed per gtime seconds, as Netdata divides it
                 v = sum / resamplingDivisor;
             } else {
