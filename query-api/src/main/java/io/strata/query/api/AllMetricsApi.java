@@ -221,7 +221,9 @@ public final class AllMetricsApi {
                     .a(",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
             Map<String, String> labels = new TreeMap<>(host.info() == null ? Map.of() : host.info().labels());
             for (Map.Entry<String, String> e : labels.entrySet()) {
-                o.ch(',').a(sanitize(e.getKey())).ch('=').jsonString(labelValue(e.getValue()));
+                if (exported(e.getKey())) {
+                    o.ch(',').a(sanitize(e.getKey())).ch('=').jsonString(labelValue(e.getValue()));
+                }
             }
             o.a("} 1");
             if (timestamps) {
@@ -233,11 +235,14 @@ public final class AllMetricsApi {
                     continue;
                 }
                 if (help) {
-                    o.a("\n# COMMENT ").a(c.homogeneous() ? "homogeneous" : "heterogeneous").a(" chart ")
+                    o.a("\n# COMMENT ").a(source != Source.AS_COLLECTED || c.homogeneous() ? "homogeneous"
+                            : "heterogeneous").a(" chart ")
                             .jsonString(c.id()).a(", context ").jsonString(c.info().context()).a(", family ")
                             .jsonString(c.info().family()).a(", units ").jsonString(c.info().units()).ch('\n');
                 }
                 String units = units(c.info().units());
+                // only collected values differ in kind between dimensions; averages and sums are all alike
+                boolean homogeneous = source != Source.AS_COLLECTED || c.homogeneous();
                 for (int d = 0; d < c.dimensions(); d++) {
                     int m = c.metric(d);
                     long time;
@@ -261,7 +266,7 @@ public final class AllMetricsApi {
                         continue;
                     }
                     String dim = names ? c.dimensionName(d) : c.dimensionId(d);
-                    String metric = c.homogeneous()
+                    String metric = homogeneous
                             ? sanitize(prefix) + "_" + sanitize(c.info().context()) + units + suffix
                             : sanitize(prefix) + "_" + sanitize(c.info().context()) + "_" + sanitize(dim) + units + suffix;
                     if (help) {
@@ -273,7 +278,7 @@ public final class AllMetricsApi {
                     }
                     o.a(metric).a("{chart=").jsonString(labelValue(c.id())).a(",family=")
                             .jsonString(labelValue(c.info().family()));
-                    if (c.homogeneous()) {
+                    if (homogeneous) {
                         o.a(",dimension=").jsonString(labelValue(dim));
                     }
                     if (allHosts) {
@@ -304,6 +309,15 @@ public final class AllMetricsApi {
                 }
             }
         }
+    }
+
+    /**
+     * Netdata exports the host labels set by configuration, not the ones it derives itself (the
+     * {@code _}-prefixed system facts); the two it derives from netdata.conf settings count as
+     * configured.
+     */
+    static boolean exported(String label) {
+        return !label.startsWith("_") || label.equals("_is_ephemeral") || label.equals("_has_unstable_connection");
     }
 
     private static boolean yes(String v, boolean def) {

@@ -18,6 +18,8 @@ public final class ChartView {
     /** True when the dimension is stored negated (multiplier or divisor below 0), e.g. disk writes. */
     private final boolean[] negative;
     private final String[] algorithms;
+    private final long[] multipliers;
+    private final long[] divisors;
 
     ChartView(int chartId, ChartInfo info, DimensionInfo[] dims, int[] metrics) {
         this.chartId = chartId;
@@ -29,6 +31,8 @@ public final class ChartView {
         this.hidden = new boolean[n];
         this.negative = new boolean[n];
         this.algorithms = new String[n];
+        this.multipliers = new long[n];
+        this.divisors = new long[n];
         for (int i = 0; i < n; i++) {
             DimensionInfo d = dims[i];
             dimensionIds[i] = d.id();
@@ -36,6 +40,8 @@ public final class ChartView {
             hidden[i] = (d.flags() & DimensionInfo.FLAG_HIDDEN) != 0;
             negative[i] = d.multiplier() < 0 ^ d.divisor() < 0;
             algorithms[i] = d.algorithm();
+            multipliers[i] = d.multiplier();
+            divisors[i] = d.divisor();
         }
     }
 
@@ -100,12 +106,13 @@ public final class ChartView {
     }
 
     /**
-     * True when all dimensions share algorithm and sign, as Netdata's Prometheus exporter decides
-     * whether one metric name with a dimension label can carry the whole chart.
+     * True when all dimensions share algorithm, multiplier and divisor: Netdata's test of whether
+     * one Prometheus metric with a dimension label can carry the chart's collected values.
      */
     public boolean homogeneous() {
         for (int d = 1; d < metrics.length; d++) {
-            if (!algorithms[d].equals(algorithms[0]) || negative[d] != negative[0]) {
+            if (!algorithms[d].equals(algorithms[0]) || multipliers[d] != multipliers[0]
+                    || divisors[d] != divisors[0]) {
                 return false;
             }
         }
