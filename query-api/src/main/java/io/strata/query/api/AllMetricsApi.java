@@ -1,6 +1,5 @@
 package io.strata.query.api;
 
-import io.netty.buffer.ByteBuf;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.page.StorageNumber;
 import io.strata.engine.registry.MetricRegistry;
@@ -45,36 +44,27 @@ public final class AllMetricsApi {
             format = "shell";
         }
         SimplePattern filter = SimplePattern.parse(q.get("filter"));
-        ByteBuf buf = req.alloc().buffer(64 * 1024);
-        boolean ok = false;
-        try {
-            Out o = new Out(buf);
-            ApiResponse r;
-            switch (format) {
-                case "json" -> {
-                    json(req, o, filter);
-                    r = ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
-                }
-                case "prometheus" -> {
-                    prometheus(req, o, filter, List.of(req.host()), false);
-                    r = ApiResponse.ok(ContentTypes.PROMETHEUS, buf, ApiResponse.Caching.NO_CACHE);
-                }
-                case "prometheus_all_hosts" -> {
-                    prometheus(req, o, filter, req.catalog().hosts(), true);
-                    r = ApiResponse.ok(ContentTypes.PROMETHEUS, buf, ApiResponse.Caching.NO_CACHE);
-                }
-                default -> {
-                    shell(req, o, filter);
-                    r = ApiResponse.ok(ContentTypes.TEXT_PLAIN, buf, ApiResponse.Caching.NO_CACHE);
-                }
+        Out o = new Out(64 * 1024);
+        String type;
+        switch (format) {
+            case "json" -> {
+                json(req, o, filter);
+                type = ContentTypes.JSON;
             }
-            ok = true;
-            return r;
-        } finally {
-            if (!ok) {
-                buf.release();
+            case "prometheus" -> {
+                prometheus(req, o, filter, List.of(req.host()), false);
+                type = ContentTypes.PROMETHEUS;
+            }
+            case "prometheus_all_hosts" -> {
+                prometheus(req, o, filter, req.catalog().hosts(), true);
+                type = ContentTypes.PROMETHEUS;
+            }
+            default -> {
+                shell(req, o, filter);
+                type = ContentTypes.TEXT_PLAIN;
             }
         }
+        return ApiResponse.ok(type, o.toByteBuf(), ApiResponse.Caching.NO_CACHE);
     }
 
     private static boolean selected(SimplePattern filter, ChartView c) {

@@ -1,6 +1,5 @@
 package io.strata.query.api;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.registry.MetricRegistry;
@@ -31,8 +30,7 @@ public final class ChartsApi {
     public static ApiResponse charts(ApiRequest req) {
         HostView host = req.host();
         MetricRegistry registry = req.context().engine().registry();
-        ByteBuf buf = req.alloc().buffer(64 * 1024);
-        Out o = new Out(buf);
+        Out o = new Out(64 * 1024);
         String tz = host.info() != null && !host.info().timezone().isEmpty() ? host.info().timezone()
                 : zoneName(req.context().clock().getZone());
         o.a("{\n\t\"hostname\": ").jsonString(host.hostname())
@@ -62,7 +60,7 @@ public final class ChartsApi {
                     .jsonString(catalog.hosts().get(i).hostname()).a("\n\t\t}");
         }
         o.a("\n\t]\n}");
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.PUBLIC);
+        return ApiResponse.ok(ContentTypes.JSON, o.toByteBuf(), ApiResponse.Caching.PUBLIC);
     }
 
     public static ApiResponse chart(ApiRequest req) {
@@ -74,9 +72,9 @@ public final class ChartsApi {
         if (c == null) {
             throw ApiError.notFound("Chart is not found: " + id);
         }
-        ByteBuf buf = req.alloc().buffer(2048);
-        chart(new Out(buf), req.context().engine().registry(), c);
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.PUBLIC);
+        Out o = new Out(2048);
+        chart(o, req.context().engine().registry(), c);
+        return ApiResponse.ok(ContentTypes.JSON, o.toByteBuf(), ApiResponse.Caching.PUBLIC);
     }
 
     /** One chart object, as in Netdata's {@code rrdset2json} (tab-indented for nesting under "charts"). */

@@ -23,16 +23,9 @@ public final class DataApi {
     public static ApiResponse data(ApiRequest req) throws IOException {
         DataRequest request = DataRequest.parse(req.query());
         DataResult result = DataQuery.execute(req.context().engine(), req.host(), request, req.context().nowSeconds());
-        ByteBuf buf = req.alloc().buffer(16 * 1024);
-        boolean ok = false;
-        try {
-            DataFormatter.write(result, new Out(buf), req.context().clock().getZone());
-            ok = true;
-        } finally {
-            if (!ok) {
-                buf.release();
-            }
-        }
+        Out out = new Out(16 * 1024);
+        DataFormatter.write(result, out, req.context().clock().getZone());
+        ByteBuf buf = out.toByteBuf();
         DataFormat format = request.format();
         boolean wrapped = (request.options() & DataOptions.JSON_WRAP) != 0;
         String type = wrapped && format != DataFormat.JSONP && format != DataFormat.DATASOURCE

@@ -1,6 +1,5 @@
 package io.strata.query.api;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.strata.query.http.ApiError;
 import io.strata.query.http.ApiRequest;
@@ -20,29 +19,25 @@ public final class HealthApi {
     }
 
     public static ApiResponse alarms(ApiRequest req) {
-        ByteBuf buf = req.alloc().buffer(256);
-        new Out(buf).a("{\n\t\"hostname\": ").jsonString(req.host().hostname())
+        Out o = new Out(256);
+        o.a("{\n\t\"hostname\": ").jsonString(req.host().hostname())
                 .a(",\n\t\"latest_alarm_log_unique_id\": 0,\n\t\"status\": true,\n\t\"now\": ")
                 .integer(req.context().nowSeconds()).a(",\n\t\"alarms\": {\n\n\t}\n}");
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
+        return ApiResponse.ok(ContentTypes.JSON, o.toByteBuf(), ApiResponse.Caching.NO_CACHE);
     }
 
     public static ApiResponse alarmsValues(ApiRequest req) {
-        ByteBuf buf = req.alloc().buffer(128);
-        new Out(buf).a("{\n\t\"hostname\": ").jsonString(req.host().hostname()).a(",\n\t\"alarms\": {\n\n\t}\n}");
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
+        Out o = new Out(128);
+        o.a("{\n\t\"hostname\": ").jsonString(req.host().hostname()).a(",\n\t\"alarms\": {\n\n\t}\n}");
+        return ApiResponse.ok(ContentTypes.JSON, o.toByteBuf(), ApiResponse.Caching.NO_CACHE);
     }
 
     public static ApiResponse alarmLog(ApiRequest req) {
-        ByteBuf buf = req.alloc().buffer(8);
-        new Out(buf).a("[\n]");
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
+        return ApiResponse.ok(ContentTypes.JSON, new Out(16).a("[\n]").toByteBuf(), ApiResponse.Caching.NO_CACHE);
     }
 
     public static ApiResponse alarmCount(ApiRequest req) {
-        ByteBuf buf = req.alloc().buffer(8);
-        new Out(buf).a("[0]");
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
+        return ApiResponse.ok(ContentTypes.JSON, new Out(16).a("[0]").toByteBuf(), ApiResponse.Caching.NO_CACHE);
     }
 
     public static ApiResponse registry(ApiRequest req) {
@@ -51,19 +46,18 @@ public final class HealthApi {
             // Netdata answers registry actions only with a registry enabled; this server has none
             throw new ApiError(HttpResponseStatus.BAD_REQUEST, "Invalid registry request - this registry is disabled.");
         }
-        ByteBuf buf = req.alloc().buffer(256);
-        new Out(buf).a("{\n\t\"action\": \"hello\",\n\t\"status\": \"ok\",\n\t\"hostname\": ")
+        Out o = new Out(256);
+        o.a("{\n\t\"action\": \"hello\",\n\t\"status\": \"ok\",\n\t\"hostname\": ")
                 .jsonString(req.catalog().local().hostname())
                 .a(",\n\t\"machine_guid\": \"").a(req.catalog().local().guid().toString())
                 .a("\",\n\t\"registry\": ").jsonString(req.selfUrl() != null ? req.selfUrl() : "")
                 .a(",\n\t\"cloud_base_url\": \"https://app.netdata.cloud\",\n")
                 .a("\t\"anonymous_statistics\": false\n}");
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
+        return ApiResponse.ok(ContentTypes.JSON, o.toByteBuf(), ApiResponse.Caching.NO_CACHE);
     }
 
     public static ApiResponse aclk(ApiRequest req) {
-        ByteBuf buf = req.alloc().buffer(32);
-        new Out(buf).a("{\"aclk-available\":false}");
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
+        return ApiResponse.ok(ContentTypes.JSON, new Out(32).a("{\"aclk-available\":false}").toByteBuf(),
+                ApiResponse.Caching.NO_CACHE);
     }
 }

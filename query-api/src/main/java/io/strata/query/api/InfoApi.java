@@ -1,6 +1,5 @@
 package io.strata.query.api;
 
-import io.netty.buffer.ByteBuf;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
@@ -33,8 +32,7 @@ public final class InfoApi {
 
     public static ApiResponse info(ApiRequest req) {
         HostView host = req.host();
-        ByteBuf buf = req.alloc().buffer(4096);
-        Out o = new Out(buf);
+        Out o = new Out(4096);
         long now = req.context().nowSeconds();
         MetricRegistry registry = req.context().engine().registry();
         o.a("{\n\t\"version\": \"").a(NETDATA_VERSION).a("\",\n\t\"uid\": \"").a(host.guid().toString()).a("\",\n");
@@ -102,7 +100,7 @@ public final class InfoApi {
                 .a("\t\"exporting-connectors\": null,\n\t\"allmetrics-prometheus-used\": null,\n")
                 .a("\t\"allmetrics-shell-used\": null,\n\t\"allmetrics-json-used\": null,\n")
                 .a("\t\"dashboard-used\": null,\n\t\"charts-count\": null,\n\t\"metrics-count\": null\n}");
-        return ApiResponse.ok(ContentTypes.JSON, buf, ApiResponse.Caching.NO_CACHE);
+        return ApiResponse.ok(ContentTypes.JSON, o.toByteBuf(), ApiResponse.Caching.NO_CACHE);
     }
 
     private static void field(Out o, String name, String value) {

@@ -66,16 +66,12 @@ public final class DataFormatter {
         }
         if (wrap && format.textResult()) {
             // the text formats become one JSON string inside the wrapper
-            io.netty.buffer.ByteBuf text = out.buf().alloc().buffer();
-            try {
-                DataFormatter inner = new DataFormatter(r, new Out(text), zone);
-                inner.body();
-                printedMin = inner.printedMin;
-                printedMax = inner.printedMax;
-                out.ch('"').jsonEscaped(text.toString(java.nio.charset.StandardCharsets.UTF_8)).ch('"');
-            } finally {
-                text.release();
-            }
+            Out text = new Out(16 * 1024);
+            DataFormatter inner = new DataFormatter(r, text, zone);
+            inner.body();
+            printedMin = inner.printedMin;
+            printedMax = inner.printedMax;
+            out.ch('"').jsonEscaped(text.text()).ch('"');
         } else {
             body();
         }

@@ -1,12 +1,16 @@
 package io.strata.query.text;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
- * Writes a response body into a {@link ByteBuf}: ASCII and UTF-8 text, JSON strings and numbers
- * the way Netdata prints them, without an object per value.
+ * Builds a response body: ASCII and UTF-8 text, JSON strings and numbers the way Netdata prints
+ * them, without an object per value. Writes go to a plain growing byte array (a data answer is
+ * millions of one-byte writes; a {@link ByteBuf} checks its reference count on each) that
+ * {@link #toByteBuf} hands over without copying.
  */
 public final class Out {
 
@@ -15,30 +19,88 @@ public final class Out {
     /** Above this, scaling by 10^7 would leave the exact range of a long; such values print by BigDecimal. */
     private static final double SCALED_LIMIT = 9.0e11;
 
-    private final ByteBuf buf;
+    private byte[] bytes;
+    private int size;
 
-    public Out(ByteBuf buf) {
-        this.buf = buf;
+    public Out() {
+        this(4096);
     }
 
-    public ByteBuf buf() {
-        return buf;
+    public Out(int initialCapacity) {
+        bytes = new byte[Math.max(16, initialCapacity)];
     }
 
-    /** Text known to be ASCII (keys, punctuation, numbers). */
+    /** The bytes written, as a buffer sharing this array (write nothing more afterwards). */
+    public ByteBuf toByteBuf() {
+        return Unpooled.wrappedBuffer(bytes, 0, size);
+    }
+
+    /** The bytes written, decoded as UTF-8. */
+    public String text() {
+        return new String(bytes, 0, size, StandardCharsets.UTF_8);
+    }
+
+    public int size() {
+        return size;
+    }
+
+    private void ensure(int more) {
+        if (size + more > bytes.length) {
+            long grown = Math.max((long) size + more, (long) bytes.length * 2);
+            if (grown > Integer.MAX_VALUE - 16) {
+                throw new IllegalStateException("response body over 2 GiB");
+            }
+            bytes = Arrays.copyOf(bytes, (int) grown);
+        }
+    }
+
+    private void put(int b) {
+        if (size == bytes.length) {
+            ensure(1);
+        }
+        bytes[size++] = (byte) b;
+    }
+
+    /** Text known to be ASCII (keys, punctuation, numbers); other characters become '?'. */
     public Out a(CharSequence s) {
-        buf.writeCharSequence(s, StandardCharsets.US_ASCII);
+        int n = s.length();
+        ensure(n);
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            bytes[size++] = (byte) (c < 128 ? c : '?');
+        }
         return this;
     }
 
     public Out ch(char c) {
-        buf.writeByte(c);
+        put(c);
         return this;
     }
 
     /** Any text, UTF-8 encoded, not escaped. */
     public Out utf8(CharSequence s) {
-        buf.writeCharSequence(s, StandardCharsets.UTF_8);
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                put(c);
+            } else if (c < 0x800) {
+                put(0xC0 | (c >> 6));
+                put(0x80 | (c & 0x3F));
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, s.charAt(++i));
+                put(0xF0 | (cp >> 18));
+                put(0x80 | ((cp >> 12) & 0x3F));
+                put(0x80 | ((cp >> 6) & 0x3F));
+                put(0x80 | (cp & 0x3F));
+            } else if (Character.isSurrogate(c)) {
+                put('?');
+            } else {
+                put(0xE0 | (c >> 12));
+                put(0x80 | ((c >> 6) & 0x3F));
+                put(0x80 | (c & 0x3F));
+            }
+        }
         return this;
     }
 
@@ -47,9 +109,9 @@ public final class Out {
         if (s == null) {
             return a("null");
         }
-        buf.writeByte('"');
+        put('"');
         jsonEscaped(s);
-        buf.writeByte('"');
+        put('"');
         return this;
     }
 
@@ -61,36 +123,36 @@ public final class Out {
             char c = s.charAt(i);
             if (c == '"' || c == '\\' || c < 0x20 || c == 0x2028 || c == 0x2029) {
                 if (i > start) {
-                    buf.writeCharSequence(s.subSequence(start, i), StandardCharsets.UTF_8);
+                    utf8(s.subSequence(start, i));
                 }
                 escape(c);
                 start = i + 1;
             }
         }
         if (start == 0) {
-            buf.writeCharSequence(s, StandardCharsets.UTF_8);
+            utf8(s);
         } else if (start < n) {
-            buf.writeCharSequence(s.subSequence(start, n), StandardCharsets.UTF_8);
+            utf8(s.subSequence(start, n));
         }
         return this;
     }
 
     private void escape(char c) {
-        buf.writeByte('\\');
+        put('\\');
         switch (c) {
-            case '"' -> buf.writeByte('"');
-            case '\\' -> buf.writeByte('\\');
-            case '\n' -> buf.writeByte('n');
-            case '\r' -> buf.writeByte('r');
-            case '\t' -> buf.writeByte('t');
-            case '\b' -> buf.writeByte('b');
-            case '\f' -> buf.writeByte('f');
+            case '"' -> put('"');
+            case '\\' -> put('\\');
+            case '\n' -> put('n');
+            case '\r' -> put('r');
+            case '\t' -> put('t');
+            case '\b' -> put('b');
+            case '\f' -> put('f');
             default -> {
-                buf.writeByte('u');
-                buf.writeByte(HEX[(c >> 12) & 15]);
-                buf.writeByte(HEX[(c >> 8) & 15]);
-                buf.writeByte(HEX[(c >> 4) & 15]);
-                buf.writeByte(HEX[c & 15]);
+                put('u');
+                put(HEX[(c >> 12) & 15]);
+                put(HEX[(c >> 8) & 15]);
+                put(HEX[(c >> 4) & 15]);
+                put(HEX[c & 15]);
             }
         }
     }
@@ -100,7 +162,7 @@ public final class Out {
             return a("-9223372036854775808");
         }
         if (v < 0) {
-            buf.writeByte('-');
+            put('-');
             v = -v;
         }
         digits(v, 0);
@@ -114,15 +176,14 @@ public final class Out {
             len++;
         }
         for (int i = len; i < width; i++) {
-            buf.writeByte('0');
+            put('0');
         }
-        int at = buf.writerIndex();
-        buf.ensureWritable(len);
+        ensure(len);
         for (int i = len - 1; i >= 0; i--) {
-            buf.setByte(at + i, (int) ('0' + v % 10));
+            bytes[size + i] = (byte) ('0' + v % 10);
             v /= 10;
         }
-        buf.writerIndex(at + len);
+        size += len;
     }
 
     /**
@@ -140,11 +201,11 @@ public final class Out {
         }
         long scaled = Math.round(v * 1e7);
         if (scaled == 0) {
-            buf.writeByte('0');
+            put('0');
             return this;
         }
         if (scaled < 0) {
-            buf.writeByte('-');
+            put('-');
             scaled = -scaled;
         }
         long whole = scaled / 10_000_000L;
@@ -156,7 +217,7 @@ public final class Out {
                 frac /= 10;
                 width--;
             }
-            buf.writeByte('.');
+            put('.');
             digits(frac, width);
         }
         return this;
@@ -172,12 +233,12 @@ public final class Out {
         }
         long scaled = Math.round(v * POW10[decimals]);
         if (scaled < 0) {
-            buf.writeByte('-');
+            put('-');
             scaled = -scaled;
         }
         digits(scaled / POW10[decimals], 0);
         if (decimals > 0) {
-            buf.writeByte('.');
+            put('.');
             digits(scaled % POW10[decimals], decimals);
         }
         return this;
