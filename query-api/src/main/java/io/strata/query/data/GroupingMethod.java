@@ -57,20 +57,25 @@ public final class GroupingMethod {
         }
         for (Object[] e : TABLE) {
             if (e[0].equals(s)) {
-                return canonical((Kind) e[1], (Double) e[2]);
+                return new GroupingMethod(canonicalName(s), (Kind) e[1], (Double) e[2]);
             }
         }
         return AVERAGE;
     }
 
-    /** Netdata names a method by the first table entry of its kind and parameter ({@code incremental-sum} shows as {@code incremental_sum}). */
-    private static GroupingMethod canonical(Kind kind, double parameter) {
-        for (Object[] e : TABLE) {
-            if (e[1] == kind && (Double) e[2] == parameter) {
-                return new GroupingMethod((String) e[0], kind, parameter);
-            }
-        }
-        throw new IllegalStateException("grouping table has no entry for " + kind);
+    /**
+     * The name Netdata reports for a method: aliases show as the name they stand for
+     * ({@code incremental-sum} as {@code incremental_sum}); {@code percentile} and
+     * {@code percentile95} are distinct methods that compute alike, and keep their names.
+     */
+    private static String canonicalName(String s) {
+        return switch (s) {
+            case "mean" -> "average";
+            case "incremental-sum" -> "incremental_sum";
+            case "rsd" -> "cv";
+            case "ema", "ewma" -> "ses";
+            default -> s;
+        };
     }
 
     public String name() {
