@@ -46,6 +46,11 @@ public record ApiContext(StorageEngine engine, UUID machineGuid, String hostname
                 defaultExecutor(Math.min(2, Runtime.getRuntime().availableProcessors())));
     }
 
+    /** {@link #create(StorageEngine, UUID, String, Path)} with the dashboard where Debian installs it, if it does. */
+    public static ApiContext create(StorageEngine engine, UUID machineGuid, String hostname) {
+        return create(engine, machineGuid, hostname, defaultWebDirectory());
+    }
+
     /** {@link #NETDATA_WEB_DIRECTORY} when it exists, else null. */
     public static Path defaultWebDirectory() {
         return Files.isDirectory(NETDATA_WEB_DIRECTORY) ? NETDATA_WEB_DIRECTORY : null;

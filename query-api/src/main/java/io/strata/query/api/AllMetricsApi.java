@@ -105,12 +105,15 @@ public final class AllMetricsApi {
             if (!selected(filter, c)) {
                 continue;
             }
-            String chart = shellName(c.name());
             o.a("\n# chart: ").utf8(c.id()).a(" (name: ").utf8(c.name()).a(")\n");
             double total = 0;
             for (int d = 0; d < c.dimensions(); d++) {
                 latest.read(engine, c.metric(d));
-                o.a("NETDATA_").a(chart).ch('_').a(shellName(c.dimensionName(d))).a("=\"");
+                o.a("NETDATA_");
+                shellName(o, c.name());
+                o.ch('_');
+                shellName(o, c.dimensionName(d));
+                o.a("=\"");
                 if (!Double.isNaN(latest.value)) {
                     // Netdata shows the collected magnitude: a dimension stored negated prints positive
                     double v = Math.rint(c.negative(d) ? -latest.value : latest.value);
@@ -121,19 +124,19 @@ public final class AllMetricsApi {
                 }
                 o.a("\"      # ").utf8(c.info().units()).ch('\n');
             }
-            o.a("NETDATA_").a(chart).a("_VISIBLETOTAL=\"").fixed(Math.rint(total), 0).a("\"      # ")
+            o.a("NETDATA_");
+            shellName(o, c.name());
+            o.a("_VISIBLETOTAL=\"").fixed(Math.rint(total), 0).a("\"      # ")
                     .utf8(c.info().units()).ch('\n');
         }
     }
 
-    /** Upper case, anything but letters and digits an underscore: a shell variable name part. */
-    static String shellName(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
+    /** Writes {@code s} as a shell variable name part: upper case, anything but letters and digits an underscore. */
+    static void shellName(Out o, String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            sb.append(c < 128 && Character.isLetterOrDigit(c) ? Character.toUpperCase(c) : '_');
+            o.ch(c < 128 && Character.isLetterOrDigit(c) ? Character.toUpperCase(c) : '_');
         }
-        return sb.toString();
     }
 
     // ---- json ---------------------------------------------------------------------------------
@@ -200,6 +203,7 @@ public final class AllMetricsApi {
             case AS_COLLECTED -> "";
         };
         Latest latest = new Latest();
+        WindowSum window = new WindowSum();
         long nowMs = req.context().clock().millis();
         for (HostView host : hosts) {
             if (help) {
@@ -207,12 +211,15 @@ public final class AllMetricsApi {
                         .a(", source ").jsonString(source.name().toLowerCase(Locale.ROOT).replace('_', '-'))
                         .a(", last seen ").integer(previous == 0 ? 0 : now - previous).a(" seconds ago\n\n");
             }
-            o.a(sanitize(prefix)).a("_info{instance=").jsonString(labelValue(host.hostname()))
+            sanitize(o, prefix);
+            o.a("_info{instance=").jsonString(labelValue(host.hostname()))
                     .a(",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
             Map<String, String> labels = new TreeMap<>(host.info() == null ? Map.of() : host.info().labels());
             for (Map.Entry<String, String> e : labels.entrySet()) {
                 if (exported(e.getKey())) {
-                    o.ch(',').a(sanitize(e.getKey())).ch('=').jsonString(labelValue(e.getValue()));
+                    o.ch(',');
+                    sanitize(o, e.getKey());
+                    o.ch('=').jsonString(labelValue(e.getValue()));
                 }
             }
             o.a("} 1");
@@ -230,7 +237,6 @@ public final class AllMetricsApi {
                             .jsonString(c.id()).a(", context ").jsonString(c.info().context()).a(", family ")
                             .jsonString(c.info().family()).a(", units ").jsonString(c.info().units()).ch('\n');
                 }
-                String units = units(c.info().units());
                 // only collected values differ in kind between dimensions; averages and sums are all alike
                 boolean homogeneous = source != Source.AS_COLLECTED || c.homogeneous();
                 for (int d = 0; d < c.dimensions(); d++) {
@@ -244,29 +250,33 @@ public final class AllMetricsApi {
                     } else {
                         long last = engine.registry().lastTime(m, 0);
                         long ue = Math.max(1, c.info().updateEvery());
-                        long window = previous == 0 ? ue : Math.max(ue, Math.min(MAX_WINDOW_SECONDS, now - previous));
-                        WindowSum w = new WindowSum();
+                        long span = previous == 0 ? ue : Math.max(ue, Math.min(MAX_WINDOW_SECONDS, now - previous));
+                        window.sum = 0;
+                        window.count = 0;
                         if (engine.registry().firstTime(m, 0) != MetricRegistry.NO_TIME) {
-                            engine.queryTier0(m, last - window + 1, last, w);
+                            engine.queryTier0(m, last - span + 1, last, window);
                         }
-                        value = w.count == 0 ? Double.NaN : source == Source.SUM ? w.sum : w.sum / w.count;
+                        value = window.count == 0 ? Double.NaN
+                                : source == Source.SUM ? window.sum : window.sum / window.count;
                         time = last;
                     }
                     if (Double.isNaN(value)) {
                         continue;
                     }
                     String dim = names ? c.dimensionName(d) : c.dimensionId(d);
-                    String metric = homogeneous
-                            ? sanitize(prefix) + "_" + sanitize(c.info().context()) + units + suffix
-                            : sanitize(prefix) + "_" + sanitize(c.info().context()) + "_" + sanitize(dim) + units + suffix;
                     if (help) {
-                        o.a("# COMMENT ").a(metric).a(": dimension ").jsonString(dim).a(", value is ")
-                                .utf8(c.info().units()).a(", gauge, dt ").integer(time).a(" inclusive\n");
+                        o.a("# COMMENT ");
+                        metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                        o.a(": dimension ").jsonString(dim).a(", value is ").utf8(c.info().units())
+                                .a(", gauge, dt ").integer(time).a(" inclusive\n");
                     }
                     if (types) {
-                        o.a("# TYPE ").a(metric).a(" gauge\n");
+                        o.a("# TYPE ");
+                        metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                        o.a(" gauge\n");
                     }
-                    o.a(metric).a("{chart=").jsonString(labelValue(c.id())).a(",family=")
+                    metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                    o.a("{chart=").jsonString(labelValue(c.id())).a(",family=")
                             .jsonString(labelValue(c.info().family()));
                     if (homogeneous) {
                         o.a(",dimension=").jsonString(labelValue(dim));
@@ -317,29 +327,42 @@ public final class AllMetricsApi {
         return v.equals("yes") || v.equals("1") || v.equals("true");
     }
 
-    /** A Prometheus name part: letters, digits and underscores only. */
-    static String sanitize(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            sb.append(c < 128 && (Character.isLetterOrDigit(c) || c == '_') ? c : '_');
+    /**
+     * Netdata's metric name: prefix, context, the dimension for a heterogeneous chart's collected
+     * values, units ({@code %} as {@code percent}, a trailing {@code /s} as {@code persec}), source.
+     */
+    static void metricName(Out o, String prefix, ChartView c, String dimension, String suffix) {
+        sanitize(o, prefix);
+        o.ch('_');
+        sanitize(o, c.info().context());
+        if (dimension != null) {
+            o.ch('_');
+            sanitize(o, dimension);
         }
-        return sb.toString();
+        String units = c.info().units();
+        if (units.equals("%")) {
+            o.a("_percent");
+        } else if (units.endsWith("/s") && units.length() > 2) {
+            o.ch('_');
+            sanitize(o, units.substring(0, units.length() - 2));
+            o.a("_persec");
+        } else if (!units.isEmpty()) {
+            o.ch('_');
+            sanitize(o, units);
+        }
+        o.a(suffix);
     }
 
-    /** Netdata's units suffix: {@code %} is {@code _percent}, a trailing {@code /s} is {@code _persec}. */
-    static String units(String units) {
-        if (units.equals("%")) {
-            return "_percent";
+    /** Writes {@code s} as a Prometheus name part: letters, digits and underscores only. */
+    static void sanitize(Out o, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            o.ch(c < 128 && (Character.isLetterOrDigit(c) || c == '_') ? c : '_');
         }
-        if (units.endsWith("/s") && units.length() > 2) {
-            return "_" + sanitize(units.substring(0, units.length() - 2)) + "_persec";
-        }
-        return units.isEmpty() ? "" : "_" + sanitize(units);
     }
 
     /** A label value is written as a JSON string; only backslash, quote and newline need escaping, which that does. */
     private static String labelValue(String s) {
-        return s.replace("\r", " ");
+        return s.replace('\r', ' ');
     }
 }
