@@ -132,7 +132,8 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             return ApiRouter.route(context, services, path, query, ctx.alloc(), client, self);
         } catch (ApiError e) {
             return text(e.status(), e.contentType(), e.getMessage());
-        } catch (Exception | AssertionError e) {
+        } catch (Throwable e) {
+            // whatever failed, the connection gets an answer: without one it would wait forever
             log.error("{} {} failed", p.method, p.uri, e);
             return text(HttpResponseStatus.INTERNAL_SERVER_ERROR, ContentTypes.TEXT_PLAIN,
                     "Internal error: " + e.getClass().getSimpleName());
