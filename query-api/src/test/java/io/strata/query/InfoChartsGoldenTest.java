@@ -131,8 +131,7 @@ class InfoChartsGoldenTest {
 
     private static Map<String, String> labels(JsonNode n) {
         Map<String, String> m = new TreeMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : n.properties()) {
             m.put(e.getKey(), e.getValue().asText());
         }
         return m;

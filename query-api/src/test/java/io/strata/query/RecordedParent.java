@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,14 +95,13 @@ final class RecordedParent implements AutoCloseable {
 
     private void define(UUID guid, String hostname, JsonNode info, JsonNode charts, long last, Map<Long, double[]> cpuValues) {
         Map<String, String> labels = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = info.get("host_labels").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : info.get("host_labels").properties()) {
             labels.put(e.getKey(), e.getValue().asText());
         }
         engine.metadata().upsertHost(new HostInfo(guid, hostname, "linux", "Etc/UTC", 1, labels));
         int metricIndex = 0;
-        for (Iterator<Map.Entry<String, JsonNode>> it = charts.get("charts").fields(); it.hasNext(); ) {
-            JsonNode c = it.next().getValue();
+        for (Map.Entry<String, JsonNode> entry : charts.get("charts").properties()) {
+            JsonNode c = entry.getValue();
             String id = c.get("id").asText();
             String name = c.get("name").asText();
             String title = c.get("title").asText();
@@ -112,8 +110,7 @@ final class RecordedParent implements AutoCloseable {
                 title = title.substring(0, title.length() - suffix.length());
             }
             Map<String, String> chartLabels = new HashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> l = c.get("chart_labels").fields(); l.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = l.next();
+            for (Map.Entry<String, JsonNode> e : c.get("chart_labels").properties()) {
                 chartLabels.put(e.getKey(), e.getValue().asText());
             }
             int ue = c.get("update_every").asInt();
@@ -122,8 +119,7 @@ final class RecordedParent implements AutoCloseable {
                     c.get("priority").asLong(), ue, c.get("plugin").asText(), c.get("module").asText(), chartLabels));
             List<Integer> metrics = new ArrayList<>();
             List<String> dimIds = new ArrayList<>();
-            for (Iterator<Map.Entry<String, JsonNode>> d = c.get("dimensions").fields(); d.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = d.next();
+            for (Map.Entry<String, JsonNode> e : c.get("dimensions").properties()) {
                 String dimId = e.getKey();
                 boolean negative = dimId.equals("writes") || dimId.equals("sent") || dimId.equals("out");
                 metrics.add(engine.metadata().upsertDimension(new DimensionInfo(guid, id, dimId,
