@@ -1,0 +1,368 @@
+package io.strata.query.api;
+
+import io.strata.engine.StorageEngine;
+import io.strata.engine.page.StorageNumber;
+import io.strata.engine.registry.MetricRegistry;
+import io.strata.query.catalog.ChartView;
+import io.strata.query.catalog.HostView;
+import io.strata.query.data.SimplePattern;
+import io.strata.query.http.ApiRequest;
+import io.strata.query.http.ApiResponse;
+import io.strata.query.http.ContentTypes;
+import io.strata.query.http.QueryString;
+import io.strata.query.text.Out;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code /api/v1/allmetrics}: every metric's current value for scripts and scrapers, in
+ * Netdata's {@code shell}, {@code json}, {@code prometheus} and {@code prometheus_all_hosts}
+ * formats.
+ *
+ * <p>Values: {@code shell} and {@code json} print each dimension's newest stored value.
+ * Prometheus' default {@code source=average} is the average over the time since the same
+ * server's previous scrape ({@code server=}, else the client address), at least one collection
+ * interval, at most an hour; {@code source=sum} the sum over it; {@code source=as-collected} the
+ * newest stored value (Strata keeps the stored value, not the raw counter Netdata would print).
+ */
+public final class AllMetricsApi {
+
+    /** Longest averaging window of a Prometheus scrape. */
+    static final long MAX_WINDOW_SECONDS = 3600;
+
+    private AllMetricsApi() {
+    }
+
+    public static ApiResponse allMetrics(ApiRequest req) throws IOException {
+        QueryString q = req.query();
+        String format = q.get("format");
+        if (format == null) {
+            format = "shell";
+        }
+        SimplePattern filter = SimplePattern.parse(q.get("filter"));
+        Out o = new Out(64 * 1024);
+        String type;
+        switch (format) {
+            case "json" -> {
+                json(req, o, filter);
+                type = ContentTypes.JSON;
+            }
+            case "prometheus" -> {
+                prometheus(req, o, filter, List.of(req.host()), false);
+                type = ContentTypes.PROMETHEUS;
+            }
+            case "prometheus_all_hosts" -> {
+                prometheus(req, o, filter, req.catalog().hosts(), true);
+                type = ContentTypes.PROMETHEUS;
+            }
+            default -> {
+                shell(req, o, filter);
+                type = ContentTypes.TEXT_PLAIN;
+            }
+        }
+        return ApiResponse.ok(type, o.toByteBuf(), ApiResponse.Caching.NO_CACHE);
+    }
+
+    private static boolean selected(SimplePattern filter, ChartView c) {
+        return filter == null || filter.matches(c.id()) || filter.matches(c.name());
+    }
+
+    /** The newest stored value of a metric and its time; NaN and 0 when it has none. */
+    private static final class Latest implements StorageEngine.Tier0Consumer {
+        double value;
+        long time;
+
+        void read(StorageEngine engine, int metric) throws IOException {
+            value = Double.NaN;
+            time = 0;
+            MetricRegistry r = engine.registry();
+            if (r.firstTime(metric, 0) == MetricRegistry.NO_TIME) {
+                return;
+            }
+            long last = r.lastTime(metric, 0);
+            engine.queryTier0(metric, last, last, this);
+        }
+
+        @Override
+        public void point(long t, int sn) {
+            if (StorageNumber.exists(sn)) {
+                value = StorageNumber.unpack(sn);
+                time = t;
+            }
+        }
+    }
+
+    // ---- shell --------------------------------------------------------------------------------
+
+    private static void shell(ApiRequest req, Out o, SimplePattern filter) throws IOException {
+        StorageEngine engine = req.context().engine();
+        Latest latest = new Latest();
+        for (ChartView c : req.host().charts()) {
+            if (!selected(filter, c)) {
+                continue;
+            }
+            o.a("\n# chart: ").utf8(c.id()).a(" (name: ").utf8(c.name()).a(")\n");
+            double total = 0;
+            for (int d = 0; d < c.dimensions(); d++) {
+                latest.read(engine, c.metric(d));
+                o.a("NETDATA_");
+                shellName(o, c.name());
+                o.ch('_');
+                shellName(o, c.dimensionName(d));
+                o.a("=\"");
+                if (!Double.isNaN(latest.value)) {
+                    // Netdata shows the collected magnitude: a dimension stored negated prints positive
+                    double v = Math.rint(c.negative(d) ? -latest.value : latest.value);
+                    if (!c.hidden(d)) {
+                        total += v;
+                    }
+                    o.fixed(v, 0);
+                }
+                o.a("\"      # ").utf8(c.info().units()).ch('\n');
+            }
+            o.a("NETDATA_");
+            shellName(o, c.name());
+            o.a("_VISIBLETOTAL=\"").fixed(Math.rint(total), 0).a("\"      # ")
+                    .utf8(c.info().units()).ch('\n');
+        }
+    }
+
+    /** Writes {@code s} as a shell variable name part: upper case, anything but letters and digits an underscore. */
+    static void shellName(Out o, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            o.ch(c < 128 && Character.isLetterOrDigit(c) ? Character.toUpperCase(c) : '_');
+        }
+    }
+
+    // ---- json ---------------------------------------------------------------------------------
+
+    private static void json(ApiRequest req, Out o, SimplePattern filter) throws IOException {
+        StorageEngine engine = req.context().engine();
+        Latest latest = new Latest();
+        o.a("{");
+        boolean firstChart = true;
+        for (ChartView c : req.host().charts()) {
+            if (!selected(filter, c)) {
+                continue;
+            }
+            long updated = 0;
+            o.a(firstChart ? "\n\t" : ",\n\t").jsonString(c.id()).a(": {\n\t\t\"name\":").jsonString(c.name())
+                    .a(",\n\t\t\"family\":").jsonString(c.info().family())
+                    .a(",\n\t\t\"context\":").jsonString(c.info().context())
+                    .a(",\n\t\t\"units\":").jsonString(c.info().units());
+            firstChart = false;
+            for (int d = 0; d < c.dimensions(); d++) {
+                updated = Math.max(updated, engine.registry().lastTime(c.metric(d), 0));
+            }
+            o.a(",\n\t\t\"last_updated\": ").integer(updated).a(",\n\t\t\"dimensions\": {");
+            for (int d = 0; d < c.dimensions(); d++) {
+                latest.read(engine, c.metric(d));
+                o.a(d == 0 ? "\n\t\t\t" : ",\n\t\t\t").jsonString(c.dimensionId(d)).a(": {\n\t\t\t\t\"name\": ")
+                        .jsonString(c.dimensionName(d)).a(",\n\t\t\t\t\"value\": ");
+                if (Double.isNaN(latest.value)) {
+                    o.a("null");
+                } else {
+                    o.fixed(latest.value, 7);
+                }
+                o.a("\n\t\t\t}");
+            }
+            o.a("\n\t\t}\n\t}");
+        }
+        o.a("\n}");
+    }
+
+    // ---- prometheus ---------------------------------------------------------------------------
+
+    private enum Source { AVERAGE, SUM, AS_COLLECTED }
+
+    private static void prometheus(ApiRequest req, Out o, SimplePattern filter, List<HostView> hosts,
+                                   boolean allHosts) throws IOException {
+        QueryString q = req.query();
+        Source source = switch (String.valueOf(q.get("source")).toLowerCase(Locale.ROOT)) {
+            case "as-collected", "as collected", "raw" -> Source.AS_COLLECTED;
+            case "sum", "volume" -> Source.SUM;
+            default -> Source.AVERAGE;
+        };
+        boolean help = yes(q.get("help"), false);
+        boolean types = yes(q.get("types"), false);
+        boolean timestamps = yes(q.get("timestamps"), true);
+        boolean names = yes(q.get("names"), true);
+        String prefix = q.get("prefix") != null ? q.get("prefix") : "netdata";
+        String server = q.get("server") != null ? q.get("server") : req.client();
+        long now = req.context().nowSeconds();
+        long previous = req.services().scraped(server + (allHosts ? "/all" : "/" + req.host().guid()), now);
+        StorageEngine engine = req.context().engine();
+        String suffix = switch (source) {
+            case AVERAGE -> "_average";
+            case SUM -> "_sum";
+            case AS_COLLECTED -> "";
+        };
+        Latest latest = new Latest();
+        WindowSum window = new WindowSum();
+        long nowMs = req.context().clock().millis();
+        for (HostView host : hosts) {
+            if (help) {
+                o.a("# COMMENT netdata ").jsonString(host.hostname()).a(" to prometheus ").jsonString(server)
+                        .a(", source ").jsonString(source.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+                        .a(", last seen ").integer(previous == 0 ? 0 : now - previous).a(" seconds ago\n\n");
+            }
+            sanitize(o, prefix);
+            o.a("_info{instance=").jsonString(labelValue(host.hostname()))
+                    .a(",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
+            Map<String, String> labels = new TreeMap<>(host.info() == null ? Map.of() : host.info().labels());
+            for (Map.Entry<String, String> e : labels.entrySet()) {
+                if (exported(e.getKey())) {
+                    o.ch(',');
+                    sanitize(o, e.getKey());
+                    o.ch('=').jsonString(labelValue(e.getValue()));
+                }
+            }
+            o.a("} 1");
+            if (timestamps) {
+                o.ch(' ').integer(nowMs);
+            }
+            o.ch('\n');
+            for (ChartView c : host.charts()) {
+                if (!selected(filter, c)) {
+                    continue;
+                }
+                if (help) {
+                    o.a("\n# COMMENT ").a(source != Source.AS_COLLECTED || c.homogeneous() ? "homogeneous"
+                            : "heterogeneous").a(" chart ")
+                            .jsonString(c.id()).a(", context ").jsonString(c.info().context()).a(", family ")
+                            .jsonString(c.info().family()).a(", units ").jsonString(c.info().units()).ch('\n');
+                }
+                // only collected values differ in kind between dimensions; averages and sums are all alike
+                boolean homogeneous = source != Source.AS_COLLECTED || c.homogeneous();
+                for (int d = 0; d < c.dimensions(); d++) {
+                    int m = c.metric(d);
+                    long time;
+                    double value;
+                    if (source == Source.AS_COLLECTED) {
+                        latest.read(engine, m);
+                        value = latest.value;
+                        time = latest.time;
+                    } else {
+                        long last = engine.registry().lastTime(m, 0);
+                        long ue = Math.max(1, c.info().updateEvery());
+                        long span = previous == 0 ? ue : Math.max(ue, Math.min(MAX_WINDOW_SECONDS, now - previous));
+                        window.sum = 0;
+                        window.count = 0;
+                        if (engine.registry().firstTime(m, 0) != MetricRegistry.NO_TIME) {
+                            engine.queryTier0(m, last - span + 1, last, window);
+                        }
+                        value = window.count == 0 ? Double.NaN
+                                : source == Source.SUM ? window.sum : window.sum / window.count;
+                        time = last;
+                    }
+                    if (Double.isNaN(value)) {
+                        continue;
+                    }
+                    String dim = names ? c.dimensionName(d) : c.dimensionId(d);
+                    if (help) {
+                        o.a("# COMMENT ");
+                        metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                        o.a(": dimension ").jsonString(dim).a(", value is ").utf8(c.info().units())
+                                .a(", gauge, dt ").integer(time).a(" inclusive\n");
+                    }
+                    if (types) {
+                        o.a("# TYPE ");
+                        metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                        o.a(" gauge\n");
+                    }
+                    metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                    o.a("{chart=").jsonString(labelValue(c.id())).a(",family=")
+                            .jsonString(labelValue(c.info().family()));
+                    if (homogeneous) {
+                        o.a(",dimension=").jsonString(labelValue(dim));
+                    }
+                    if (allHosts) {
+                        o.a(",instance=").jsonString(labelValue(host.hostname()));
+                    }
+                    o.a("} ").fixed(value, 7);
+                    if (timestamps) {
+                        o.ch(' ').integer(time * 1000);
+                    }
+                    o.ch('\n');
+                }
+            }
+        }
+    }
+
+    /** Sums the stored values a tier-0 read delivers. */
+    private static final class WindowSum implements StorageEngine.Tier0Consumer {
+        double sum;
+        long count;
+
+        @Override
+        public void point(long t, int sn) {
+            if (StorageNumber.exists(sn)) {
+                double v = StorageNumber.unpack(sn);
+                if (!Double.isNaN(v)) {
+                    sum += v;
+                    count++;
+                }
+            }
+        }
+    }
+
+    /**
+     * Netdata exports the host labels set by configuration, not the ones it derives itself (the
+     * {@code _}-prefixed system facts); the two it derives from netdata.conf settings count as
+     * configured.
+     */
+    static boolean exported(String label) {
+        return !label.startsWith("_") || label.equals("_is_ephemeral") || label.equals("_has_unstable_connection");
+    }
+
+    private static boolean yes(String v, boolean def) {
+        if (v == null) {
+            return def;
+        }
+        return v.equals("yes") || v.equals("1") || v.equals("true");
+    }
+
+    /**
+     * Netdata's metric name: prefix, context, the dimension for a heterogeneous chart's collected
+     * values, units ({@code %} as {@code percent}, a trailing {@code /s} as {@code persec}), source.
+     */
+    static void metricName(Out o, String prefix, ChartView c, String dimension, String suffix) {
+        sanitize(o, prefix);
+        o.ch('_');
+        sanitize(o, c.info().context());
+        if (dimension != null) {
+            o.ch('_');
+            sanitize(o, dimension);
+        }
+        String units = c.info().units();
+        if (units.equals("%")) {
+            o.a("_percent");
+        } else if (units.endsWith("/s") && units.length() > 2) {
+            o.ch('_');
+            sanitize(o, units.substring(0, units.length() - 2));
+            o.a("_persec");
+        } else if (!units.isEmpty()) {
+            o.ch('_');
+            sanitize(o, units);
+        }
+        o.a(suffix);
+    }
+
+    /** Writes {@code s} as a Prometheus name part: letters, digits and underscores only. */
+    static void sanitize(Out o, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            o.ch(c < 128 && (Character.isLetterOrDigit(c) || c == '_') ? c : '_');
+        }
+    }
+
+    /** A label value is written as a JSON string; only backslash, quote and newline need escaping, which that does. */
+    private static String labelValue(String s) {
+        return s.replace('\r', ' ');
+    }
+}

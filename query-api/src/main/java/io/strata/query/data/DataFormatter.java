@@ -1,0 +1,494 @@
+package io.strata.query.data;
+
+import io.strata.query.text.Out;
+
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.Instant;
+
+/**
+ * Prints a {@link DataResult} in the requested format, byte for byte the way Netdata 1.37 lays
+ * out each format (rows newest first unless {@code flip}), optionally inside the {@code jsonwrap}
+ * wrapper, and inside the JSONP or Google data-source call. Values are transformed as they are
+ * printed ({@code abs}, {@code percentage} of the row's total over every queried dimension,
+ * {@code null2zero}), never stored twice.
+ */
+public final class DataFormatter {
+
+    private final DataResult r;
+    private final Out out;
+    private final long options;
+    private final ZoneId zone;
+    private final DataFormat format;
+    /** Min and max of what was printed, for the wrapper when the printed values are not the stored ones. */
+    private double printedMin = Double.NaN;
+    private double printedMax = Double.NaN;
+
+    private DataFormatter(DataResult r, Out out, ZoneId zone) {
+        this.r = r;
+        this.out = out;
+        this.options = r.options;
+        this.zone = zone;
+        this.format = r.request.format;
+    }
+
+    /** Writes the whole body of the answer. */
+    public static void write(DataResult r, Out out, ZoneId zone) {
+        new DataFormatter(r, out, zone).write();
+    }
+
+    /** Netdata signs a data source with the chart's last collection time, which is never in the future. */
+    private long lastUpdated() {
+        return Math.min(r.dbLast, r.wallClock);
+    }
+
+    private boolean has(long flag) {
+        return (options & flag) != 0;
+    }
+
+    private void write() {
+        DataRequest req = r.request;
+        if (format == DataFormat.DATASOURCE) {
+            String handler = req.callback != null ? req.callback : "google.visualization.Query.setResponse";
+            if (req.googleTimestamp >= lastUpdated() && req.googleTimestamp > 0) {
+                out.a(handler).a("({version:'").a(req.googleVersion).a("',reqId:'").a(req.googleReqId)
+                        .a("',status:'error',errors:[{reason:'not_modified',message:'Data not modified'}]});");
+                return;
+            }
+            out.a(handler).a("({version:'").a(req.googleVersion).a("',reqId:'").a(req.googleReqId)
+                    .a("',status:'ok',sig:'").integer(lastUpdated()).a("',table:");
+        } else if (format == DataFormat.JSONP) {
+            out.a(req.callback != null ? req.callback : "callback").ch('(');
+        }
+        boolean wrap = has(DataOptions.JSON_WRAP);
+        if (wrap) {
+            wrapperBegin();
+        }
+        if (wrap && format.textResult()) {
+            // the text formats become one JSON string inside the wrapper
+            Out text = new Out(16 * 1024);
+            DataFormatter inner = new DataFormatter(r, text, zone);
+            inner.body();
+            printedMin = inner.printedMin;
+            printedMax = inner.printedMax;
+            out.ch('"').jsonEscaped(text.text()).ch('"');
+        } else {
+            body();
+        }
+        if (wrap) {
+            wrapperEnd();
+        }
+        if (format == DataFormat.DATASOURCE) {
+            out.a("});");
+        } else if (format == DataFormat.JSONP) {
+            out.a(");");
+        }
+    }
+
+    private void body() {
+        switch (format) {
+            case DATATABLE, DATASOURCE -> dataTable();
+            case JSON, JSONP -> json();
+            case CSV -> csv("", ",", "\r\n", "", false);
+            case TSV -> csv("", "\t", "\r\n", "", false);
+            case MARKDOWN -> csv("", "|", "\r\n", "", false);
+            case HTML -> {
+                out.a("<html>\n<center>\n<table border=\"0\" cellpadding=\"5\" cellspacing=\"5\">\n");
+                csv("<tr><td>", "</td><td>", "</td></tr>\n", "", false);
+                out.a("</table>\n</center>\n</html>\n");
+            }
+            case CSV_JSON_ARRAY -> {
+                out.a("[\n");
+                csv("[", ",", "]", ",\n", true);
+                out.a("\n]");
+            }
+            case SSV -> values("", " ", "");
+            case SSV_COMMA -> values("", ",", "");
+            case ARRAY -> values("[", ",", "]");
+        }
+    }
+
+    // ---- rows ---------------------------------------------------------------------------------
+
+    private int firstRow() {
+        return has(DataOptions.REVERSED) ? 0 : r.rows - 1;
+    }
+
+    private int rowStep() {
+        return has(DataOptions.REVERSED) ? 1 : -1;
+    }
+
+    /** The divisor of {@code percentage} for a row: the sum over every queried column, never 0. */
+    private double rowTotal(int row) {
+        if (!has(DataOptions.PERCENTAGE)) {
+            return 1;
+        }
+        double total = 0;
+        for (int c = 0; c < r.columns; c++) {
+            double v = r.value(row, c);
+            if (!Double.isNaN(v)) {
+                total += has(DataOptions.ABSOLUTE) && v < 0 ? -v : v;
+            }
+        }
+        return total == 0 ? 1 : total;
+    }
+
+    /** A cell as printed: abs and percentage applied; NaN stays NaN (empty). */
+    private double cell(int row, int c, double total) {
+        double v = r.value(row, c);
+        if (Double.isNaN(v)) {
+            return v;
+        }
+        if (has(DataOptions.ABSOLUTE) && v < 0) {
+            v = -v;
+        }
+        if (has(DataOptions.PERCENTAGE)) {
+            v = v * 100 / total;
+            track(v);
+        }
+        return v;
+    }
+
+    private void track(double v) {
+        if (Double.isNaN(printedMin) || v < printedMin) {
+            printedMin = v;
+        }
+        if (Double.isNaN(printedMax) || v > printedMax) {
+            printedMax = v;
+        }
+    }
+
+    private void value(double v) {
+        if (Double.isNaN(v)) {
+            out.a(has(DataOptions.NULL2ZERO) ? "0" : "null");
+        } else {
+            out.number(v);
+        }
+    }
+
+    private void json() {
+        boolean objectRows = has(DataOptions.OBJECT_ROWS);
+        boolean jsDates = has(DataOptions.GOOGLE_JSON);
+        out.a("{\n \"labels\": [\"time\"");
+        int shown = 0;
+        for (int c = 0; c < r.columns; c++) {
+            if (r.shown(c)) {
+                out.a(",").jsonString(r.names[c]);
+                shown++;
+            }
+        }
+        if (shown == 0) {
+            out.a(",\"no data\"");
+        }
+        out.a("],\n    \"data\":\n [\n");
+        if (shown > 0) {
+            boolean firstLine = true;
+            for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+                if (!firstLine) {
+                    out.a(",\n");
+                }
+                firstLine = false;
+                out.a(objectRows ? " { " : " [ ");
+                if (objectRows) {
+                    out.a("\"time\": ");
+                }
+                if (jsDates) {
+                    out.a("new ");
+                    jsDate(r.rowTime(i));
+                } else {
+                    out.integer(r.rowTime(i));
+                    if (has(DataOptions.MILLISECONDS)) {
+                        out.a("000");
+                    }
+                }
+                double total = rowTotal(i);
+                for (int c = 0; c < r.columns; c++) {
+                    if (!r.shown(c)) {
+                        continue;
+                    }
+                    out.ch(',');
+                    if (objectRows) {
+                        out.jsonString(r.names[c]).a(": ");
+                    }
+                    value(cell(i, c, total));
+                }
+                out.a(objectRows ? "}" : "]");
+            }
+        }
+        out.a("\n]\n}");
+    }
+
+    private void dataTable() {
+        boolean google = has(DataOptions.GOOGLE_JSON);
+        String kq = google ? "" : "\"";
+        String sq = google ? "'" : "\"";
+        out.a("{\n ").a(kq).a("cols").a(kq).a(":\n [\n");
+        out.a("        {").a(kq).a("id").a(kq).a(":").a(sq).a(sq).a(",").a(kq).a("label").a(kq).a(":").a(sq).a("time")
+                .a(sq).a(",").a(kq).a("pattern").a(kq).a(":").a(sq).a(sq).a(",").a(kq).a("type").a(kq).a(":").a(sq)
+                .a("datetime").a(sq).a("},\n");
+        for (String role : new String[] {"annotation", "annotationText"}) {
+            out.a("        {").a(kq).a("id").a(kq).a(":").a(sq).a(sq).a(",").a(kq).a("label").a(kq).a(":").a(sq).a(sq)
+                    .a(",").a(kq).a("pattern").a(kq).a(":").a(sq).a(sq).a(",").a(kq).a("type").a(kq).a(":").a(sq)
+                    .a("string").a(sq).a(",").a(kq).a("p").a(kq).a(":{").a(kq).a("role").a(kq).a(":").a(sq).a(role)
+                    .a(sq).a("}}");
+            out.a(role.equals("annotation") ? ",\n" : "");
+        }
+        for (int c = 0; c < r.columns; c++) {
+            if (!r.shown(c)) {
+                continue;
+            }
+            out.a(",\n     {").a(kq).a("id").a(kq).a(":").a(sq).a(sq).a(",").a(kq).a("label").a(kq).a(":").a(sq);
+            if (google) {
+                out.jsonEscaped(r.names[c].replace("'", "\\'"));
+            } else {
+                out.jsonEscaped(r.names[c]);
+            }
+            out.a(sq).a(",").a(kq).a("pattern").a(kq).a(":").a(sq).a(sq).a(",").a(kq).a("type").a(kq).a(":").a(sq)
+                    .a("number").a(sq).a("}");
+        }
+        out.a("\n  ],\n    ").a(kq).a("rows").a(kq).a(":\n [\n");
+        boolean firstLine = true;
+        for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+            if (!firstLine) {
+                out.a(",\n");
+            }
+            firstLine = false;
+            out.a("        {").a(kq).a("c").a(kq).a(":[{").a(kq).a("v").a(kq).a(":").a(sq);
+            jsDate(r.rowTime(i));
+            out.a(sq).a("},{").a(kq).a("v").a(kq).a(":null},{").a(kq).a("v").a(kq).a(":null}");
+            double total = rowTotal(i);
+            for (int c = 0; c < r.columns; c++) {
+                if (!r.shown(c)) {
+                    continue;
+                }
+                out.a(",{").a(kq).a("v").a(kq).a(":");
+                value(cell(i, c, total));
+                out.a("}");
+            }
+            out.a("]}");
+        }
+        out.a("\n]\n}");
+    }
+
+    /** {@code Date(y,m,d,h,mi,s)} in the server's zone, January being month 0, as JavaScript wants. */
+    private void jsDate(long t) {
+        ZonedDateTime z = Instant.ofEpochSecond(t).atZone(zone);
+        out.a("Date(").integer(z.getYear()).ch(',').integer(z.getMonthValue() - 1).ch(',').integer(z.getDayOfMonth())
+                .ch(',').integer(z.getHour()).ch(',').integer(z.getMinute()).ch(',').integer(z.getSecond()).ch(')');
+    }
+
+    private void csv(String startLine, String separator, String endLine, String betweenLines, boolean quoteLabels) {
+        int shown = r.shownColumns();
+        out.a(startLine).a(quoteLabels ? "\"time\"" : "time");
+        for (int c = 0; c < r.columns; c++) {
+            if (r.shown(c)) {
+                out.a(separator);
+                if (quoteLabels) {
+                    out.jsonString(r.names[c]);
+                } else {
+                    out.utf8(r.names[c]);
+                }
+            }
+        }
+        out.a(endLine);
+        if (format == DataFormat.MARKDOWN) {
+            out.a(startLine).a(":---:");
+            for (int c = 0; c < r.columns; c++) {
+                if (r.shown(c)) {
+                    out.a(separator).a(":---:");
+                }
+            }
+            out.a(endLine);
+        }
+        if (shown == 0) {
+            return;
+        }
+        for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+            out.a(betweenLines).a(startLine);
+            long t = r.rowTime(i);
+            if (has(DataOptions.SECONDS) || has(DataOptions.MILLISECONDS)) {
+                out.integer(t);
+                if (has(DataOptions.MILLISECONDS)) {
+                    out.a("000");
+                }
+            } else {
+                ZonedDateTime z = Instant.ofEpochSecond(t).atZone(zone);
+                out.integer(z.getYear()).ch('-').twoDigits(z.getMonthValue()).ch('-').twoDigits(z.getDayOfMonth())
+                        .ch(' ').twoDigits(z.getHour()).ch(':').twoDigits(z.getMinute()).ch(':').twoDigits(z.getSecond());
+            }
+            double total = rowTotal(i);
+            for (int c = 0; c < r.columns; c++) {
+                if (r.shown(c)) {
+                    out.a(separator);
+                    value(cell(i, c, total));
+                }
+            }
+            out.a(endLine);
+        }
+    }
+
+    /** One number per row: the sum of its shown cells (or max − min with {@code min2max}); {@code ssv} and {@code array}. */
+    private void values(String prefix, String separator, String suffix) {
+        out.a(prefix);
+        boolean firstValue = true;
+        for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+            if (!firstValue) {
+                out.a(separator);
+            }
+            firstValue = false;
+            double v = rowValue(i);
+            if (Double.isNaN(v)) {
+                out.a(has(DataOptions.NULL2ZERO) ? "0" : "null");
+            } else {
+                out.number(v);
+                track(v);
+            }
+        }
+        out.a(suffix);
+    }
+
+    private double rowValue(int row) {
+        double total = rowTotal(row);
+        double sum = 0;
+        double min = 0;
+        double max = 0;
+        boolean any = false;
+        for (int c = 0; c < r.columns; c++) {
+            if (!r.shown(c)) {
+                continue;
+            }
+            double v = r.value(row, c);
+            if (Double.isNaN(v)) {
+                continue;
+            }
+            if (has(DataOptions.ABSOLUTE) && v < 0) {
+                v = -v;
+            }
+            if (has(DataOptions.PERCENTAGE)) {
+                v = v * 100 / total;
+            }
+            if (!any) {
+                min = v;
+                max = v;
+                any = true;
+            } else {
+                min = Math.min(min, v);
+                max = Math.max(max, v);
+            }
+            sum += v;
+        }
+        if (!any) {
+            return Double.NaN;
+        }
+        return has(DataOptions.MIN2MAX) ? max - min : sum;
+    }
+
+    // ---- jsonwrap -----------------------------------------------------------------------------
+
+    private void wrapperBegin() {
+        QueryWindow w = r.window;
+        String id = queryId();
+        out.a("{\n   \"api\": 1,\n   \"id\": ").jsonString(id).a(",\n   \"name\": ").jsonString(id)
+                .a(",\n   \"view_update_every\": ").integer(w.viewUpdateEvery())
+                .a(",\n   \"update_every\": ").integer(r.updateEvery)
+                .a(",\n   \"first_entry\": ").integer(r.dbFirst)
+                .a(",\n   \"last_entry\": ").integer(r.dbLast)
+                .a(",\n   \"before\": ").integer(w.before())
+                .a(",\n   \"after\": ").integer(w.after())
+                .a(",\n   \"group\": ").jsonString(r.request.group.name())
+                .a(",\n   \"options\": ").jsonString(DataOptions.render(options))
+                .a(",\n   \"dimension_names\": [");
+        list(r.names);
+        out.a("],\n   \"dimension_ids\": [");
+        list(r.ids);
+        out.a("],\n   \"functions\": [],\n");
+        if (DataRequest.given(r.request.context)) {
+            out.a("   \"chart_ids\": [");
+            list(r.chartIds);
+            out.a("],\n");
+        }
+        out.a("   \"latest_values\": [");
+        boolean first = true;
+        for (int c = 0; c < r.columns; c++) {
+            if (r.shown(c)) {
+                out.a(first ? "" : ", ").number(r.latest[c]);
+                first = false;
+            }
+        }
+        out.a("],\n   \"view_latest_values\": [");
+        first = true;
+        int newest = r.rows - 1;
+        double total = rowTotal(newest);
+        for (int c = 0; c < r.columns; c++) {
+            if (r.shown(c)) {
+                double v = r.value(newest, c);
+                if (!Double.isNaN(v)) {
+                    if (has(DataOptions.ABSOLUTE) && v < 0) {
+                        v = -v;
+                    }
+                    if (has(DataOptions.PERCENTAGE)) {
+                        v = v * 100 / total;
+                    }
+                }
+                out.a(first ? "" : ", ").number(v);
+                first = false;
+            }
+        }
+        out.a("],\n   \"dimensions\": ").integer(r.shownColumns())
+                .a(",\n   \"points\": ").integer(r.rows)
+                .a(",\n   \"format\": ").jsonString(format.wireName())
+                .a(",\n   \"db_points_per_tier\": [ ");
+        for (int t = 0; t < r.pointsPerTier.length; t++) {
+            out.a(t == 0 ? "" : ", ").integer(r.pointsPerTier[t]);
+        }
+        out.a(" ],\n   \"result\": ");
+    }
+
+    private void list(String[] items) {
+        boolean first = true;
+        for (int c = 0; c < r.columns; c++) {
+            if (r.shown(c)) {
+                out.a(first ? "" : ", ").jsonString(items[c]);
+                first = false;
+            }
+        }
+    }
+
+    private void wrapperEnd() {
+        double min = r.min;
+        double max = r.max;
+        boolean printed = has(DataOptions.PERCENTAGE) || format == DataFormat.ARRAY || format == DataFormat.SSV
+                || format == DataFormat.SSV_COMMA;
+        if (printed) {
+            min = Double.isNaN(printedMin) ? 0 : printedMin;
+            max = Double.isNaN(printedMax) ? 0 : printedMax;
+        }
+        out.a(",\n \"min\": ").number(min).a(",\n \"max\": ").number(max).a("\n}\n");
+    }
+
+    /** Netdata's query id, also the wrapper's {@code name}: the request as the query target saw it. */
+    private String queryId() {
+        DataRequest q = r.request;
+        StringBuilder sb = new StringBuilder();
+        String dims = q.dimensions != null ? q.dimensions : "*";
+        if (DataRequest.given(q.context)) {
+            sb.append("context://host:").append(r.host.hostname()).append("/contexts:").append(q.context)
+                    .append("/instances:").append(DataRequest.given(q.chart) ? q.chart : "*");
+        } else {
+            sb.append("chart://host:").append(r.host.hostname()).append("/instance:").append(q.chart);
+        }
+        sb.append("/dimensions:").append(dims)
+                .append("/after:").append(q.after)
+                .append("/before:").append(q.before)
+                .append("/points:").append(q.points)
+                .append("/group:").append(q.group.name()).append(q.groupOptions != null ? q.groupOptions : "")
+                .append("/options:").append(DataOptions.render(q.options));
+        if (q.gtime != 0) {
+            sb.append("/resampling:").append(q.gtime);
+        }
+        if ((q.options & DataOptions.SELECTED_TIER) != 0 && q.tierGiven) {
+            sb.append("/tier:").append(q.tier);
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,225 @@
+package io.strata.query.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.DateFormatter;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.strata.query.ApiContext;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Date;
+import java.util.concurrent.RejectedExecutionException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One HTTP connection's requests: answers CORS preflights at once and runs every other request on
+ * the context's executor (queries may read disk; the event loop must not wait), one at a time and
+ * in order, so that pipelined requests get their answers in the order asked. Adds Netdata's
+ * headers to every answer: CORS (the request's Origin echoed, credentials allowed) and caching.
+ */
+public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiRequestHandler.class);
+
+    static final String SERVER = "Strata (Netdata Embedded HTTP Server v1.37.1 compatible)";
+    static final String ALLOW_HEADERS =
+            "accept, x-requested-with, origin, content-type, cookie, pragma, cache-control, x-auth-token";
+    /** Requests read ahead of their answer before the connection stops reading. */
+    private static final int MAX_QUEUED = 16;
+
+    private final ApiContext context;
+    private final ApiServices services;
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    private boolean busy;
+
+    private record Pending(HttpMethod method, String uri, String origin, boolean keepAlive, HttpVersion version,
+                           String host, boolean decodeFailed) {
+    }
+
+    public ApiRequestHandler(ApiContext context, ApiServices services) {
+        this.context = context;
+        this.services = services;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+        HttpHeaders h = req.headers();
+        queue.add(new Pending(req.method(), req.uri(), h.get(HttpHeaderNames.ORIGIN), HttpUtil.isKeepAlive(req),
+                req.protocolVersion(), h.get(HttpHeaderNames.HOST), req.decoderResult().isFailure()));
+        if (queue.size() >= MAX_QUEUED) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        if (!busy) {
+            next(ctx);
+        }
+    }
+
+    private void next(ChannelHandlerContext ctx) {
+        Pending p = queue.poll();
+        if (p == null) {
+            busy = false;
+            if (!ctx.channel().config().isAutoRead()) {
+                ctx.channel().config().setAutoRead(true);
+            }
+            return;
+        }
+        busy = true;
+        if (p.decodeFailed) {
+            write(ctx, p, text(HttpResponseStatus.BAD_REQUEST, ContentTypes.TEXT_PLAIN, "Bad request."), true);
+            return;
+        }
+        if (HttpMethod.OPTIONS.equals(p.method)) {
+            ByteBuf ok = Unpooled.copiedBuffer("OK", StandardCharsets.US_ASCII);
+            write(ctx, p, ApiResponse.ok(ContentTypes.TEXT_PLAIN, ok, ApiResponse.Caching.NONE), false);
+            return;
+        }
+        if (!HttpMethod.GET.equals(p.method) && !HttpMethod.HEAD.equals(p.method)) {
+            write(ctx, p, text(HttpResponseStatus.METHOD_NOT_ALLOWED, ContentTypes.TEXT_PLAIN,
+                    "Unsupported method: " + p.method.name()), false);
+            return;
+        }
+        String client = clientOf(ctx.channel().remoteAddress());
+        try {
+            context.executor().execute(() -> {
+                ApiResponse r = answer(ctx, p, client);
+                try {
+                    ctx.executor().execute(() -> write(ctx, p, r, false));
+                } catch (RejectedExecutionException e) {
+                    // the event loop is shutting down: nobody will write this answer
+                    r.body().release();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            write(ctx, p, text(HttpResponseStatus.SERVICE_UNAVAILABLE, ContentTypes.TEXT_PLAIN,
+                    "The server is busy; try again."), false);
+        }
+    }
+
+    private ApiResponse answer(ChannelHandlerContext ctx, Pending p, String client) {
+        try {
+            String uri = p.uri;
+            int q = uri.indexOf('?');
+            String path = q < 0 ? uri : uri.substring(0, q);
+            String query = q < 0 ? null : uri.substring(q + 1);
+            int hash = path.indexOf('#');
+            if (hash >= 0) {
+                path = path.substring(0, hash);
+            }
+            if (!path.startsWith("/")) {
+                // absolute-form request target: keep the path only
+                int scheme = path.indexOf("://");
+                int slash = scheme < 0 ? -1 : path.indexOf('/', scheme + 3);
+                path = slash < 0 ? "/" : path.substring(slash);
+            }
+            String self = p.host == null ? null : "http://" + p.host;
+            return ApiRouter.route(context, services, path, query, ctx.alloc(), client, self);
+        } catch (ApiError e) {
+            return text(e.status(), e.contentType(), e.getMessage());
+        } catch (Throwable e) {
+            // whatever failed, the connection gets an answer: without one it would wait forever
+            log.error("{} {} failed", p.method, p.uri, e);
+            return text(HttpResponseStatus.INTERNAL_SERVER_ERROR, ContentTypes.TEXT_PLAIN,
+                    "Internal error: " + e.getClass().getSimpleName());
+        }
+    }
+
+    private static ApiResponse text(HttpResponseStatus status, String contentType, String message) {
+        return new ApiResponse(status, contentType, Unpooled.copiedBuffer(message, StandardCharsets.UTF_8),
+                ApiResponse.Caching.NO_CACHE, null);
+    }
+
+    private void write(ChannelHandlerContext ctx, Pending p, ApiResponse r, boolean forceClose) {
+        if (!ctx.channel().isActive()) {
+            r.body().release();
+            return;
+        }
+        FullHttpResponse resp = toHttp(p, r, System.currentTimeMillis());
+        boolean close = forceClose || !p.keepAlive;
+        if (close) {
+            HttpUtil.setKeepAlive(resp, false);
+            ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+            queue.clear();
+            busy = false;
+            return;
+        }
+        ctx.writeAndFlush(resp);
+        next(ctx);
+    }
+
+    private static FullHttpResponse toHttp(Pending p, ApiResponse r, long nowMillis) {
+        ByteBuf body = r.body();
+        int length = body.readableBytes();
+        if (HttpMethod.HEAD.equals(p.method)) {
+            body.release();
+            body = Unpooled.EMPTY_BUFFER;
+        }
+        HttpVersion version = p.version == null ? HttpVersion.HTTP_1_1 : p.version;
+        FullHttpResponse resp = new DefaultFullHttpResponse(version, r.status(), body);
+        HttpHeaders h = resp.headers();
+        h.set(HttpHeaderNames.SERVER, SERVER);
+        h.set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, p.origin != null && !p.origin.isEmpty() ? p.origin : "*");
+        h.set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_CREDENTIALS, "true");
+        h.set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+        h.set(HttpHeaderNames.DATE, DateFormatter.format(new Date(nowMillis)));
+        switch (r.caching()) {
+            case NO_CACHE -> {
+                h.set(HttpHeaderNames.CACHE_CONTROL, "no-cache, no-store, must-revalidate");
+                h.set(HttpHeaderNames.PRAGMA, "no-cache");
+                h.set(HttpHeaderNames.EXPIRES, DateFormatter.format(new Date(nowMillis + 1000)));
+            }
+            case PUBLIC -> {
+                h.set(HttpHeaderNames.CACHE_CONTROL, "public");
+                h.set(HttpHeaderNames.EXPIRES, DateFormatter.format(new Date(nowMillis + 86_400_000L)));
+            }
+            case NONE -> {
+                h.set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS");
+                h.set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_HEADERS, ALLOW_HEADERS);
+                h.set(HttpHeaderNames.ACCESS_CONTROL_MAX_AGE, "1209600");
+            }
+        }
+        for (int i = 0; i + 1 < r.extraHeaders().size(); i += 2) {
+            h.set(r.extraHeaders().get(i), r.extraHeaders().get(i + 1));
+        }
+        h.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        if (p.keepAlive && version.equals(HttpVersion.HTTP_1_0)) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        }
+        return resp;
+    }
+
+    private static String clientOf(SocketAddress a) {
+        if (a instanceof InetSocketAddress isa) {
+            return isa.getAddress() != null ? isa.getAddress().getHostAddress() : isa.getHostString();
+        }
+        return String.valueOf(a);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        queue.clear();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("closing HTTP connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+}

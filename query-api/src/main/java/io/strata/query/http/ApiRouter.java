@@ -1,0 +1,86 @@
+package io.strata.query.http;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.strata.query.ApiContext;
+import io.strata.query.api.AllMetricsApi;
+import io.strata.query.api.ChartsApi;
+import io.strata.query.api.DataApi;
+import io.strata.query.api.HealthApi;
+import io.strata.query.api.InfoApi;
+import io.strata.query.api.StaticFiles;
+import io.strata.query.catalog.Catalog;
+import io.strata.query.catalog.HostView;
+
+import java.io.IOException;
+
+/**
+ * Maps a URL to its endpoint as Netdata 1.37.1 does: {@code /api/v1/<command>}, the same under
+ * {@code /host/<hostname or machine GUID>/}, anything else a static file. Answers unknown hosts,
+ * API versions and commands with Netdata's statuses and texts.
+ */
+public final class ApiRouter {
+
+    private ApiRouter() {
+    }
+
+    /**
+     * @param rawPath the URL path, still percent-encoded
+     * @param rawQuery the query string, or null
+     */
+    public static ApiResponse route(ApiContext ctx, ApiServices services, String rawPath, String rawQuery,
+                                    ByteBufAllocator alloc, String client, String selfUrl) throws IOException {
+        String path = decodePath(rawPath);
+        Catalog catalog = services.catalog().get();
+        HostView host = catalog.local();
+        if (path.startsWith("/host/")) {
+            int end = path.indexOf('/', 6);
+            String key = end < 0 ? path.substring(6) : path.substring(6, end);
+            host = catalog.find(key);
+            if (host == null) {
+                throw new ApiError(HttpResponseStatus.NOT_FOUND, ContentTypes.TEXT_HTML,
+                        "This netdata does not maintain a database for host: " + StaticFiles.htmlEscape(key));
+            }
+            path = end < 0 ? "/" : path.substring(end);
+        }
+        QueryString query = QueryString.parse(rawQuery);
+        if (path.startsWith("/api/")) {
+            int slash = path.indexOf('/', 5);
+            String version = slash < 0 ? path.substring(5) : path.substring(5, slash);
+            if (!version.equals("v1")) {
+                throw new ApiError(HttpResponseStatus.NOT_FOUND, ContentTypes.TEXT_HTML,
+                        "Unsupported API version: " + StaticFiles.htmlEscape(version));
+            }
+            String command = slash < 0 ? "" : path.substring(slash + 1);
+            ApiRequest req = new ApiRequest(ctx, services, catalog, host, command, query, alloc, client, selfUrl);
+            return command(req, command);
+        }
+        return StaticFiles.serve(new ApiRequest(ctx, services, catalog, host, path, query, alloc, client, selfUrl));
+    }
+
+    private static ApiResponse command(ApiRequest req, String command) throws IOException {
+        return switch (command) {
+            case "data" -> DataApi.data(req);
+            case "charts" -> ChartsApi.charts(req);
+            case "chart" -> ChartsApi.chart(req);
+            case "info" -> InfoApi.info(req);
+            case "allmetrics" -> AllMetricsApi.allMetrics(req);
+            case "alarms" -> HealthApi.alarms(req);
+            case "alarms_values" -> HealthApi.alarmsValues(req);
+            case "alarm_log" -> HealthApi.alarmLog(req);
+            case "alarm_count" -> HealthApi.alarmCount(req);
+            case "registry" -> HealthApi.registry(req);
+            case "aclk" -> HealthApi.aclk(req);
+            // Netdata's text, for commands it does not have and for those Strata does not serve yet
+            default -> throw ApiError.notFound("Unsupported v1 API command: " + command);
+        };
+    }
+
+    /** Percent-decodes a path (a {@code +} stays a plus); malformed escapes stay as written. */
+    static String decodePath(String raw) {
+        if (raw.indexOf('%') < 0) {
+            return raw;
+        }
+        return QueryString.decode(raw.replace("+", "%2B"));
+    }
+}

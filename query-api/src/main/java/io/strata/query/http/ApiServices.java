@@ -1,0 +1,46 @@
+package io.strata.query.http;
+
+import io.strata.query.ApiContext;
+import io.strata.query.catalog.CatalogCache;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * State shared by every connection of one {@link ApiContext}: the catalog snapshot and, per
+ * Prometheus server, when it last scraped (its averages cover the time since). Kept beside the
+ * context, weakly, because the context is a plain record handed to each new connection.
+ */
+public final class ApiServices {
+
+    private static final Map<ApiContext, ApiServices> BY_CONTEXT = Collections.synchronizedMap(new WeakHashMap<>());
+    /** Bound on remembered Prometheus servers; beyond it the map is cleared (each then starts afresh). */
+    private static final int MAX_SCRAPERS = 1024;
+
+    private final CatalogCache catalog;
+    private final Map<String, Long> lastScrape = new ConcurrentHashMap<>();
+
+    private ApiServices(ApiContext ctx) {
+        // nothing here may refer to ctx itself, or the weak key would never be released
+        this.catalog = new CatalogCache(ctx.engine().metadata(), ctx.machineGuid(), ctx.hostname(), System::nanoTime);
+    }
+
+    public static ApiServices of(ApiContext ctx) {
+        return BY_CONTEXT.computeIfAbsent(ctx, ApiServices::new);
+    }
+
+    public CatalogCache catalog() {
+        return catalog;
+    }
+
+    /** Records that {@code server} scrapes at {@code now}; returns its previous scrape time, or 0. */
+    public long scraped(String server, long now) {
+        if (lastScrape.size() >= MAX_SCRAPERS && !lastScrape.containsKey(server)) {
+            lastScrape.clear();
+        }
+        Long previous = lastScrape.put(server, now);
+        return previous == null ? 0 : previous;
+    }
+}

@@ -1,0 +1,201 @@
+package io.strata.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code /api/v1/allmetrics} in its four formats against the recorded parent's answers. */
+class AllMetricsTest {
+
+    @TempDir
+    static Path dir;
+    static RecordedParent parent;
+    static TestServer server;
+
+    /** A Prometheus sample line: name, labels, value, optional timestamp. */
+    static final Pattern SAMPLE = Pattern.compile(
+            "[a-zA-Z_:][a-zA-Z0-9_:]*\\{([a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\]|\\\\.)*\",?)*\\} -?[0-9]+(\\.[0-9]+)?( [0-9]+)?");
+
+    @BeforeAll
+    static void start() throws Exception {
+        parent = new RecordedParent(dir);
+        server = new TestServer(parent.api);
+        // the allmetrics vectors were taken with 1795263113 as the newest second
+        parent.clock.set(RecordedParent.LAST + 1);
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        server.close();
+        parent.close();
+    }
+
+    static String block(String body, String startMarker) {
+        int from = body.indexOf(startMarker);
+        assertTrue(from >= 0, startMarker);
+        int to = body.indexOf("\n\n", from);
+        return body.substring(from, to < 0 ? body.length() : to);
+    }
+
+    @Test
+    void shellPrintsRoundedValuesAndTheVisibleTotal() throws Exception {
+        HttpResponse<String> r = server.get("/api/v1/allmetrics?format=shell");
+        assertEquals(200, r.statusCode());
+        assertEquals(Vectors.headers("allmetrics-shell").get("content-type"),
+                r.headers().firstValue("content-type").orElse(null));
+        String recorded = Vectors.body("allmetrics-shell");
+        // system.cpu holds the recorded values at 1795263113, when the shell vector was taken
+        assertEquals(block(recorded, "# chart: system.cpu "), block(r.body(), "# chart: system.cpu "));
+        assertTrue(r.body().startsWith("\n# chart: system.idlejitter (name: system.idlejitter)\n"));
+        // a dimension stored negated prints its collected (positive) magnitude
+        String disk = block(r.body(), "# chart: disk.vda ");
+        assertFalse(disk.contains("=\"-"), disk);
+        assertEquals(count(recorded, "# chart: "), count(r.body(), "# chart: "));
+    }
+
+    private static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void jsonHasEveryChartWithItsNewestValues() throws Exception {
+        HttpResponse<String> r = server.get("/api/v1/allmetrics?format=json");
+        assertEquals(200, r.statusCode());
+        JsonNode recorded = Vectors.json("allmetrics-json");
+        JsonNode ours = Vectors.JSON.readTree(r.body());
+        assertEquals(GoldenAssert.fieldNames(recorded), GoldenAssert.fieldNames(ours));
+        GoldenAssert.sameShape(recorded.get("system.cpu"), ours.get("system.cpu"), "system.cpu");
+        assertEquals(RecordedParent.LAST, ours.get("system.cpu").get("last_updated").asLong());
+        for (String dim : RecordedParent.CPU_DIMS) {
+            GoldenAssert.close(recorded.get("system.cpu").get("dimensions").get(dim).get("value").asDouble(),
+                    ours.get("system.cpu").get("dimensions").get(dim).get("value").asDouble(), dim);
+        }
+        assertTrue(r.body().contains("\"value\": 57.9487200"), "values print with 7 decimals");
+    }
+
+    private static List<String> samples(String body) {
+        List<String> out = new ArrayList<>();
+        for (String line : body.split("\n")) {
+            if (!line.isEmpty() && !line.startsWith("#")) {
+                assertTrue(SAMPLE.matcher(line).matches(), "not a Prometheus sample: " + line);
+                out.add(line);
+            }
+        }
+        return out;
+    }
+
+    /** name and labels of the samples whose name contains {@code part}. */
+    private static Set<String> series(List<String> samples, String part) {
+        Set<String> s = new TreeSet<>();
+        for (String line : samples) {
+            String key = line.substring(0, line.indexOf('}') + 1);
+            if (key.contains(part)) {
+                s.add(key);
+            }
+        }
+        return s;
+    }
+
+    @Test
+    void prometheusNamesLabelsAndValues() throws Exception {
+        HttpResponse<String> r = server.get("/api/v1/allmetrics?format=prometheus&server=test1");
+        assertEquals(200, r.statusCode());
+        assertEquals(Vectors.headers("allmetrics-prometheus").get("content-type"),
+                r.headers().firstValue("content-type").orElse(null));
+        List<String> ours = samples(r.body());
+        List<String> recorded = samples(Vectors.body("allmetrics-prometheus"));
+        assertTrue(ours.get(0).startsWith("netdata_info{instance=\"ndq-parent\",application=\"netdata\",version=\"v1.37.1\""));
+        for (String part : new String[] {"netdata_system_cpu_percentage_average", "netdata_disk_io_KiB_persec_average",
+                "netdata_system_idlejitter_microseconds_lost_persec_average", "chart=\"system.load\""}) {
+            assertEquals(series(recorded, part), series(ours, part), part);
+        }
+        // a first scrape averages over one collection: the newest value
+        String user = ours.stream().filter(l -> l.contains("system.cpu") && l.contains("dimension=\"user\""))
+                .findFirst().orElseThrow();
+        assertTrue(user.endsWith(" 57.9487200 1795263113000"), user);
+    }
+
+    @Test
+    void prometheusAveragesSinceTheServersLastScrape() throws Exception {
+        parent.clock.set(RecordedParent.LAST + 1 - 10);
+        server.get("/api/v1/allmetrics?format=prometheus&server=averaging&filter=system.cpu");
+        parent.clock.set(RecordedParent.LAST + 1);
+        String body = server.get("/api/v1/allmetrics?format=prometheus&server=averaging&filter=system.cpu").body();
+        double expected = 0;
+        for (long t = RecordedParent.LAST - 9; t <= RecordedParent.LAST; t++) {
+            expected += parent.cpu.get(t)[5];
+        }
+        expected /= 10;
+        String user = samples(body).stream().filter(l -> l.contains("dimension=\"user\"")).findFirst().orElseThrow();
+        double value = Double.parseDouble(user.split(" ")[1]);
+        GoldenAssert.close(Math.round(expected * 1e7) / 1e7, value, "10-second average of user");
+
+        String sum = server.get("/api/v1/allmetrics?format=prometheus&server=s2&source=sum&filter=system.cpu").body();
+        assertTrue(sum.contains("netdata_system_cpu_percentage_sum{chart=\"system.cpu\""), sum);
+        String raw = server.get("/api/v1/allmetrics?format=prometheus&source=as-collected&filter=system.cpu"
+                + "&timestamps=no").body();
+        assertTrue(raw.contains("netdata_system_cpu_percentage{chart=\"system.cpu\",family=\"cpu\",dimension=\"user\"} "
+                + "57.9487200\n"), raw);
+    }
+
+    @Test
+    void prometheusFilterHelpAndTypes() throws Exception {
+        HttpResponse<String> r = server.get(Vectors.path("allmetrics-prometheus-filter"));
+        String body = r.body();
+        List<String> ours = samples(body);
+        List<String> recorded = samples(Vectors.body("allmetrics-prometheus-filter"));
+        assertEquals(series(recorded, "_average{"), series(ours, "_average{"));
+        // the host's configured labels; their order is not kept by the metadata
+        String info = ours.get(0);
+        assertTrue(info.startsWith("netdata_info{instance=\"ndq-parent\",application=\"netdata\",version=\"v1.37.1\","), info);
+        assertTrue(info.contains("_is_ephemeral=\"false\"") && info.contains("_has_unstable_connection=\"false\""), info);
+        assertFalse(info.contains("_is_parent"), "labels Netdata derives itself are not exported");
+        assertTrue(body.contains("# TYPE netdata_system_cpu_percentage_average gauge\n"), body);
+        assertTrue(body.contains("# COMMENT homogeneous chart \"system.cpu\", context \"system.cpu\", family \"cpu\", "
+                + "units \"percentage\"\n"), body);
+    }
+
+    /** The charts a host's samples name. */
+    private static Set<String> charts(List<String> samples, String host) {
+        Set<String> s = new TreeSet<>();
+        for (String line : samples) {
+            int c = line.indexOf("chart=\"");
+            if (c >= 0 && line.contains("instance=\"" + host + "\"")) {
+                s.add(line.substring(c, line.indexOf('"', c + 7)));
+            }
+        }
+        return s;
+    }
+
+    @Test
+    void prometheusAllHostsLabelsEachSampleWithItsHost() throws Exception {
+        HttpResponse<String> r = server.get("/api/v1/allmetrics?format=prometheus_all_hosts&server=all");
+        List<String> ours = samples(r.body());
+        List<String> recorded = samples(Vectors.body("allmetrics-prometheus-all-hosts"));
+        assertEquals(2, ours.stream().filter(l -> l.startsWith("netdata_info{")).count());
+        // every chart Netdata exported for each host (ours may have more: Netdata skips charts without a value yet)
+        assertTrue(charts(ours, "ndq-child").containsAll(charts(recorded, "ndq-child")));
+        assertEquals(charts(recorded, "ndq-parent"), charts(ours, "ndq-parent"));
+        assertEquals(series(recorded, "system_cpu"), series(ours, "system_cpu"));
+    }
+}

@@ -1,0 +1,265 @@
+package io.strata.query.data;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.strata.engine.EngineConfig;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.HostInfo;
+import io.strata.engine.page.StorageNumber;
+import io.strata.query.catalog.Catalog;
+import io.strata.query.catalog.HostView;
+import io.strata.query.http.ApiError;
+import io.strata.query.http.QueryString;
+import io.strata.query.text.Out;
+
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Data queries on an engine whose contents are known exactly: gaps, a 5-second chart, all-zero
+ * and hidden dimensions, several charts of one context; each answer checked against values
+ * computed from the generator.
+ */
+class DataQueryTest {
+
+    static final UUID HOST = UUID.fromString("00000000-0000-4000-8000-0000000000aa");
+    static final long T0 = 1_700_000_000L;
+    /** Seconds stored: T0+1 .. T0+N. */
+    static final long N = 3600;
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path dir;
+    static StorageEngine engine;
+    static HostView host;
+
+    /** test.gaps/a: t % 10 except every 7th second, which is a gap. */
+    static double gapsValue(long t) {
+        return t % 7 == 0 ? Double.NaN : t % 10;
+    }
+
+    @BeforeAll
+    static void fill() throws Exception {
+        engine = StorageEngine.open(EngineConfig.defaults(dir));
+        engine.metadata().upsertHost(new HostInfo(HOST, "h", "linux", "UTC", 1, Map.of()));
+        chart("test.gaps", 1, "ctx.a");
+        chart("test.slow", 5, "ctx.b");
+        chart("test.pair1", 1, "ctx.pair");
+        chart("test.pair2", 1, "ctx.pair");
+        int gaps = dim("test.gaps", "a", 0);
+        int zero = dim("test.gaps", "zero", 0);
+        int hidden = dim("test.gaps", "hid", DimensionInfo.FLAG_HIDDEN);
+        int slow = dim("test.slow", "s", 0);
+        int p1 = dim("test.pair1", "x", 0);
+        int p2 = dim("test.pair2", "x", 0);
+        for (long t = T0 + 1; t <= T0 + N; t++) {
+            double g = gapsValue(t);
+            if (Double.isNaN(g)) {
+                engine.storeGap(gaps, t, 1);
+            } else {
+                engine.store(gaps, t, 1, g, StorageNumber.SN_DEFAULT_FLAGS);
+            }
+            engine.store(zero, t, 1, 0, StorageNumber.SN_DEFAULT_FLAGS);
+            engine.store(hidden, t, 1, 30, StorageNumber.SN_DEFAULT_FLAGS);
+            engine.store(p1, t, 1, 1, StorageNumber.SN_DEFAULT_FLAGS);
+            engine.store(p2, t, 1, 2, StorageNumber.SN_DEFAULT_FLAGS);
+            if (t % 5 == 0) {
+                engine.store(slow, t, 5, t % 100, StorageNumber.SN_DEFAULT_FLAGS);
+            }
+        }
+        Catalog c = Catalog.build(engine.metadata(), HOST, "h");
+        host = c.local();
+    }
+
+    static void chart(String id, int ue, String context) {
+        engine.metadata().upsertChart(new ChartInfo(HOST, id, id, id, "u", "f", context, "line", 1, ue, "p", "m",
+                Map.of()));
+    }
+
+    static int dim(String chart, String id, int flags) {
+        return engine.metadata().upsertDimension(new DimensionInfo(HOST, chart, id, id, "absolute", 1, 1, flags));
+    }
+
+    @AfterAll
+    static void close() throws Exception {
+        engine.close();
+    }
+
+    static JsonNode query(String q) throws Exception {
+        DataRequest req = DataRequest.parse(QueryString.parse(q));
+        DataResult r = DataQuery.execute(engine, host, req, T0 + N + 1);
+        Out out = new Out();
+        DataFormatter.write(r, out, ZoneOffset.UTC);
+        return JSON.readTree(out.text());
+    }
+
+    static double average(long from, long to) {
+        double sum = 0;
+        int n = 0;
+        for (long t = from; t <= to; t++) {
+            double v = gapsValue(t);
+            if (!Double.isNaN(v)) {
+                sum += v;
+                n++;
+            }
+        }
+        return n == 0 ? Double.NaN : sum / n;
+    }
+
+    @Test
+    void gapsAreNullAndGroupsAverageWhatIsThere() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=-30&points=30&options=jsonwrap|flip");
+        JsonNode data = r.get("result").get("data");
+        assertEquals(30, data.size());
+        for (JsonNode row : data) {
+            long t = row.get(0).asLong();
+            if (t % 7 == 0) {
+                assertTrue(row.get(1).isNull(), "gap at " + t);
+            } else {
+                assertEquals(t % 10, row.get(1).asDouble(), 0, "at " + t);
+            }
+        }
+        JsonNode grouped = query("chart=test.gaps&dimensions=a&after=-60&points=6&options=jsonwrap");
+        for (JsonNode row : grouped.get("result").get("data")) {
+            long t = row.get(0).asLong();
+            assertEquals(average(t - 9, t), row.get(1).asDouble(), 1e-6, "10 s ending " + t);
+        }
+        JsonNode zeros = query("chart=test.gaps&dimensions=a&after=-30&points=30&options=null2zero");
+        for (JsonNode row : zeros.get("data")) {
+            assertTrue(row.get(1).isNumber());
+        }
+    }
+
+    @Test
+    void longWindowsReadTheCoarserTier() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=-3000&points=50&options=jsonwrap");
+        assertEquals(60, r.get("view_update_every").asLong());
+        assertTrue(r.get("db_points_per_tier").get(1).asLong() > 0, r.get("db_points_per_tier").toString());
+        for (JsonNode row : r.get("result").get("data")) {
+            long t = row.get(0).asLong();
+            assertEquals(average(t - 59, t), row.get(1).asDouble(), 1e-4, "minute ending " + t);
+        }
+    }
+
+    @Test
+    void unalignedRowsEndAtTheDatabaseEnd() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=-60&points=6&options=jsonwrap|unaligned");
+        assertEquals(T0 + N, r.get("before").asLong());
+        for (JsonNode row : r.get("result").get("data")) {
+            long t = row.get(0).asLong();
+            assertEquals(average(t - 9, t), row.get(1).asDouble(), 1e-6, "10 s ending " + t);
+        }
+    }
+
+    @Test
+    void slowChartsCountInTheirOwnInterval() throws Exception {
+        JsonNode r = query("chart=test.slow&after=-100&points=10&options=jsonwrap");
+        assertEquals(5, r.get("update_every").asLong());
+        assertEquals(10, r.get("view_update_every").asLong());
+        for (JsonNode row : r.get("result").get("data")) {
+            long t = row.get(0).asLong();
+            assertEquals(((t - 5) % 100 + t % 100) / 2.0, row.get(1).asDouble(), 1e-6, "at " + t);
+        }
+        // virtual points: 1-second granularity over 5-second data
+        JsonNode v = query("chart=test.slow&after=" + (T0 + N - 30) + "&before=" + (T0 + N) + "&points=10&options=jsonwrap");
+        assertTrue(v.get("options").asText().contains("virtual-points"));
+        assertEquals(3, v.get("view_update_every").asLong());
+        int values = 0;
+        for (JsonNode row : v.get("result").get("data")) {
+            if (!row.get(1).isNull()) {
+                long t = row.get(0).asLong();
+                values++;
+                assertEquals(t / 5 * 5 % 100, row.get(1).asDouble(), 1e-6, "the 5 s point in the 3 s ending " + t);
+            }
+        }
+        assertTrue(values >= 6, "most 3-second rows hold one of the 5-second points");
+    }
+
+    @Test
+    void hiddenDimensionsCountInPercentagesOnly() throws Exception {
+        JsonNode plain = query("chart=test.gaps&after=-10&points=10&options=jsonwrap");
+        assertEquals("[\"a\",\"zero\"]", plain.get("dimension_names").toString());
+        JsonNode named = query("chart=test.gaps&dimensions=hid&after=-10&points=10&options=jsonwrap");
+        assertEquals("[\"hid\"]", named.get("dimension_names").toString(), "a pattern naming it shows it");
+        JsonNode pct = query("chart=test.gaps&dimensions=a&after=-10&points=10&options=jsonwrap|percentage");
+        for (JsonNode row : pct.get("result").get("data")) {
+            long t = row.get(0).asLong();
+            double a = gapsValue(t);
+            if (Double.isNaN(a)) {
+                assertTrue(row.get(1).isNull());
+            } else {
+                // the total holds the hidden 30 and the unselected zero
+                assertEquals(a * 100 / (a + 30), row.get(1).asDouble(), 1e-6, "at " + t);
+            }
+        }
+        assertTrue(pct.get("max").asDouble() <= 100);
+    }
+
+    @Test
+    void nonzeroDropsAllZeroDimensionsUnlessAllAreZero() throws Exception {
+        JsonNode r = query("chart=test.gaps&after=-10&points=10&options=jsonwrap|nonzero");
+        assertEquals("[\"a\"]", r.get("dimension_names").toString());
+        JsonNode onlyZero = query("chart=test.gaps&dimensions=zero&after=-10&points=10&options=jsonwrap|nonzero");
+        assertEquals("[\"zero\"]", onlyZero.get("dimension_names").toString());
+    }
+
+    @Test
+    void contextsQueryEveryChartOfTheContext() throws Exception {
+        JsonNode r = query("context=ctx.pair&after=-10&points=5&options=jsonwrap");
+        assertEquals("[\"test.pair1\",\"test.pair2\"]", r.get("chart_ids").toString());
+        assertEquals("[\"x\",\"x\"]", r.get("dimension_ids").toString());
+        JsonNode row = r.get("result").get("data").get(0);
+        assertEquals(1, row.get(1).asDouble(), 0);
+        assertEquals(2, row.get(2).asDouble(), 0);
+        JsonNode one = query("context=ctx.pair&chart=test.pair2&after=-10&points=5&options=jsonwrap");
+        assertEquals("[\"test.pair2\"]", one.get("chart_ids").toString());
+        JsonNode arr = query("context=ctx.pair&after=-10&points=5&format=array");
+        assertEquals(3, arr.get(0).asDouble(), 0, "array sums the row");
+    }
+
+    @Test
+    void everyGroupingAnswersEveryFormat() throws Exception {
+        for (String g : new String[] {"average", "min", "max", "sum", "incremental-sum", "median", "stddev", "cv",
+                "ses", "des", "countif", "percentile", "trimmed-mean", "trimmed-median"}) {
+            for (String f : new String[] {"json", "array", "datatable", "csv", "ssv"}) {
+                JsonNode r = query("chart=test.gaps&after=-600&points=7&group=" + g + "&format=" + f
+                        + "&options=jsonwrap");
+                assertEquals(7, r.get("points").asInt(), g + "/" + f);
+                assertEquals(g.equals("incremental-sum") ? "incremental_sum" : g, r.get("group").asText());
+            }
+        }
+    }
+
+    @Test
+    void nothingMatchedAndNothingAsked() {
+        ApiError e = assertThrows(ApiError.class, () -> query("chart=test.gaps&dimensions=nope"));
+        assertEquals(404, e.status().code());
+        e = assertThrows(ApiError.class, () -> query("chart=test.gaps&after=" + (T0 - 86400) + "&before=" + (T0 - 3600)));
+        assertEquals(404, e.status().code());
+        e = assertThrows(ApiError.class, () -> query("after=-10"));
+        assertEquals(400, e.status().code());
+        e = assertThrows(ApiError.class, () -> query("chart=null"));
+        assertEquals(400, e.status().code());
+    }
+
+    @Test
+    void theLargestAnswerNetdataGives() throws Exception {
+        JsonNode r = query("context=*&after=" + (T0 - 86400 * 2) + "&before=" + (T0 + N) + "&points=200000&options=jsonwrap");
+        // Netdata caps the count at 86400 before it widens the rows to cover the window: 176401 s at 2 s a row
+        assertEquals(88201, r.get("points").asInt());
+        assertEquals(r.get("points").asInt(), r.get("result").get("data").size());
+    }
+}
