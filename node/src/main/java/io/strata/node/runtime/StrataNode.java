@@ -76,7 +76,17 @@ public final class StrataNode implements Closeable {
         io.netty.handler.ssl.SslContext tls = config.sslCertificate() == null ? null
                 : io.strata.streaming.server.TlsContexts.server(config.sslCertificate(), config.sslKey());
         StorageEngine engine = StorageEngine.open(ec);
+        io.strata.query.ApiContext api = null;
+        if (http == null) {
+            // the node's own query API on the same port (Netdata's dashboard from /usr/share/netdata/web)
+            io.strata.query.ApiContext ctx = io.strata.query.ApiContext.create(engine, guid, config.hostname());
+            api = ctx;
+            http = p -> io.strata.query.ApiHttpHandlers.install(p, ctx);
+        }
         StrataNode node = new StrataNode(config, engine, guid, http, tls);
+        if (api != null) {
+            node.roles.add(api::close);
+        }
         try {
             for (InetSocketAddress a : config.bindTo()) {
                 node.listening.add(node.server.bind(a));
