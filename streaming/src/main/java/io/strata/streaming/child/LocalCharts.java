@@ -70,13 +70,7 @@ public final class LocalCharts implements ChildStream.CollectionState {
         this.engine = engine;
         this.host = host;
         engine.metadata().upsertHost(host);
-        this.sink = (metric, time, ue, value, flags) -> {
-            if (Double.isNaN(value)) {
-                engine.storeGap(metric, time, ue);
-            } else {
-                engine.store(metric, time, ue, value, flags);
-            }
-        };
+        this.sink = StoredPointSink.into(engine);
     }
 
     public HostInfo host() {

@@ -21,4 +21,15 @@ public interface StoredPointSink {
      *                          {@code SN_FLAG_NOT_ANOMALOUS}); {@code SN_FLAG_NONE} for gaps
      */
     void store(int metricId, long pointTimeSeconds, int updateEvery, double value, int flags);
+
+    /** The sink that stores into {@code engine}: NaN is a gap. */
+    static StoredPointSink into(io.strata.engine.StorageEngine engine) {
+        return (metricId, time, updateEvery, value, flags) -> {
+            if (Double.isNaN(value)) {
+                engine.storeGap(metricId, time, updateEvery);
+            } else {
+                engine.store(metricId, time, updateEvery, value, flags);
+            }
+        };
+    }
 }

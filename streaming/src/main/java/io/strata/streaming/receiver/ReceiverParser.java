@@ -74,7 +74,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private final ReceiverStats stats;
     private final LongSupplier nowMicros;
     private final FunctionResults functionResults;
-    private final EngineSink sink;
+    private final StoredPointSink sink;
 
     private final UUID hostGuid;
     private HostInfo host;
@@ -112,7 +112,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         this.nowMicros = nowMicros;
         this.functionResults = functionResults;
         this.hostGuid = host.machineGuid();
-        this.sink = new EngineSink(engine);
+        this.sink = StoredPointSink.into(engine);
         HostInfo known = knownHost(host.machineGuid());
         // A reconnecting host keeps the labels it had until it sends new ones.
         this.host = known != null && host.labels().isEmpty()
@@ -683,23 +683,5 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /** Writes the collector's stored values into the engine. */
-    static final class EngineSink implements StoredPointSink {
-        private final StorageEngine engine;
-
-        EngineSink(StorageEngine engine) {
-            this.engine = engine;
-        }
-
-        @Override
-        public void store(int metricId, long pointTimeSeconds, int updateEvery, double value, int flags) {
-            if (Double.isNaN(value)) {
-                engine.storeGap(metricId, pointTimeSeconds, updateEvery);
-            } else {
-                engine.store(metricId, pointTimeSeconds, updateEvery, value, flags);
-            }
-        }
     }
 }

@@ -1,5 +1,7 @@
 package io.strata.streaming.sender;
 
+import io.strata.streaming.handshake.Capabilities;
+
 import io.netty.buffer.ByteBuf;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
@@ -30,11 +32,11 @@ import java.util.function.LongSupplier;
  */
 public final class ChildStream {
 
-    /** Capability bits this class looks at (§2.3; the handshake package owns the full set). */
-    public static final long CAP_HLABELS = 128;
-    public static final long CAP_CLAIM = 256;
-    public static final long CAP_CLABELS = 512;
-    public static final long CAP_REPLICATION = 4096;
+    /** Capability bits this class looks at (§2.3; {@link Capabilities} owns the full set). */
+    public static final long CAP_HLABELS = Capabilities.HLABELS;
+    public static final long CAP_CLAIM = Capabilities.CLAIM;
+    public static final long CAP_CLABELS = Capabilities.CLABELS;
+    public static final long CAP_REPLICATION = Capabilities.REPLICATION;
 
     /** {@code initial clock resync iterations}: BEGIN sends 0 µs this long after a (re)definition, without REPLICATION. */
     public static final int DEFAULT_CLOCK_RESYNC_ITERATIONS = 60;

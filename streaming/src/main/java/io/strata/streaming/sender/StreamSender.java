@@ -61,13 +61,13 @@ public final class StreamSender implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamSender.class);
 
     /** Netdata's postponement when the parent does not reply (timeout or close). */
-    public static final int POSTPONE_NO_REPLY = 30;
+    public static final int POSTPONE_NO_REPLY = io.strata.streaming.handshake.HandshakeReplies.POSTPONE_NO_REPLY;
     /** Netdata's postponement when the request cannot be sent. */
-    public static final int POSTPONE_SEND_FAILED = 60;
+    public static final int POSTPONE_SEND_FAILED = io.strata.streaming.handshake.HandshakeReplies.POSTPONE_SEND_TIMEOUT;
     /** The child reads the reply with one {@code recv()} of at most this many bytes. */
-    public static final int MAX_REPLY_BYTES = 8192;
+    public static final int MAX_REPLY_BYTES = io.strata.streaming.handshake.HandshakeReplies.MAX_REPLY_BYTES;
     /** The capability that makes the child compress (§7). */
-    public static final long CAP_COMPRESSION = 1024;
+    public static final long CAP_COMPRESSION = io.strata.streaming.handshake.Capabilities.COMPRESSION;
     /** The longest line the parent may send us (the C sender's read buffer). */
     public static final int MAX_COMMAND_LINE_BYTES = 16384;
 
