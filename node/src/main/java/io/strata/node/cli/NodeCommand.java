@@ -35,6 +35,14 @@ public final class NodeCommand implements Callable<Integer> {
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        // Chronicle registers a shutdown hook of its own when its resource releaser first loads;
+        // during our shutdown that is refused and the engine's files would not close cleanly
+        try {
+            Class.forName("net.openhft.chronicle.core.io.BackgroundResourceReleaser", true,
+                    NodeCommand.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            System.err.println("strata node: Chronicle's resource releaser did not load: " + e);
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 node.close();

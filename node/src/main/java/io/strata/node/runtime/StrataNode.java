@@ -45,6 +45,7 @@ public final class StrataNode implements Closeable {
     private final List<InetSocketAddress> listening = new ArrayList<>();
     private final ScheduledExecutorService housekeeping;
     private final List<Closeable> roles = new ArrayList<>();
+    private final io.strata.replication.forward.Forwarding forwarding;
 
     private StrataNode(NodeConfig config, StorageEngine engine, UUID machineGuid, HttpPipelineInstaller http,
                        io.netty.handler.ssl.SslContext tls) {
@@ -55,6 +56,9 @@ public final class StrataNode implements Closeable {
                 PARENT_CAPABILITIES, machineGuid.toString(), config.acceptStreamEverySeconds());
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
                 stats, ReceiverContext.wallClockMicros(), 600, null);
+        // received hosts whose API-key or machine-GUID section enables the proxy go on to its destination
+        this.forwarding = new io.strata.replication.forward.Forwarding(engine, config.stream().sender());
+        rc = rc.withListener(forwarding);
         this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()));
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "strata-housekeeping");
@@ -130,6 +134,10 @@ public final class StrataNode implements Closeable {
         return stats;
     }
 
+    public io.strata.replication.forward.Forwarding forwarding() {
+        return forwarding;
+    }
+
     public ReceiverRegistry receivers() {
         return server.receivers().registry();
     }
@@ -148,6 +156,7 @@ public final class StrataNode implements Closeable {
                 LOG.warn("stopping {}: {}", roles.get(i), e.getMessage());
             }
         }
+        forwarding.close();
         server.close();
         housekeeping.shutdownNow();
         engine.close();

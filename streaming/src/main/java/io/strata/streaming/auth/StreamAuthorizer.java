@@ -36,6 +36,11 @@ public final class StreamAuthorizer {
     public interface LiveReceivers {
         /** Wall-clock millis of the last data received for this machine GUID, or -1 when none is live. */
         long lastDataMillis(String machineGuid);
+
+        /** The {@code hops} of the live receiver of this machine GUID, -1 when none is live or unknown. */
+        default int liveHops(String machineGuid) {
+            return -1;
+        }
     }
 
     /**
@@ -189,12 +194,20 @@ public final class StreamAuthorizer {
         }
 
         boolean replace = false;
+        int hopsReplace = 0;
         long lastData = live.lastDataMillis(guid);
         long age = 0;
         if (lastData >= 0) {
             age = nowSecond - Math.floorDiv(lastData, 1000L);
+            int liveHops = live.liveHops(guid);
             if (age > DUPLICATE_RECEIVER_STALE_SECONDS) {
                 replace = true;
+            } else if (liveHops > 0 && req.hops() > 0 && req.hops() < liveHops) {
+                // The host itself (or a parent nearer to it) while another parent forwards it: the
+                // nearer stream wins. In a cluster this is the child failing over from a dead parent
+                // whose forwarded copy of it may not have been closed yet here.
+                replace = true;
+                hopsReplace = liveHops;
             } else {
                 return refused(HandshakeReplies.Kind.ALREADY_STREAMING, who, "a receiver for this machine GUID is"
                         + " live (last data " + age + " s ago, within " + DUPLICATE_RECEIVER_STALE_SECONDS
@@ -222,7 +235,10 @@ public final class StreamAuthorizer {
         if (Capabilities.has(offeredNormalised, Capabilities.COMPRESSION) && !settings.compression()) {
             log.append("; compression disabled by stream.conf");
         }
-        if (replace) {
+        if (hopsReplace > 0) {
+            log.append("; replacing the receiver of this machine GUID forwarded with hops=").append(hopsReplace)
+                    .append(" by this one with hops=").append(req.hops());
+        } else if (replace) {
             log.append("; replacing the previous receiver of this machine GUID (last data ").append(age)
                     .append(" s ago)");
         }

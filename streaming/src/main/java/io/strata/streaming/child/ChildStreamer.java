@@ -2,16 +2,12 @@ package io.strata.streaming.child;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
 import io.strata.streaming.auth.SimplePattern;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.handshake.Capabilities;
-import io.strata.streaming.handshake.HandshakeReplies;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.sender.ChildStream;
-import io.strata.streaming.sender.Destination;
-import io.strata.streaming.sender.DestinationList;
 import io.strata.streaming.sender.Handshake;
 import io.strata.streaming.sender.SenderListener;
 import io.strata.streaming.sender.SenderSession;
@@ -19,14 +15,12 @@ import io.strata.streaming.sender.SenderWireFormat;
 import io.strata.streaming.sender.StreamSender;
 import io.strata.streaming.wire.AsciiNumbers;
 import io.strata.streaming.wire.LineTokenizer;
-import io.strata.streaming.wire.Lz4StreamFrameEncoder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -61,46 +55,15 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
         this.sendCharts = SimplePattern.parse(settings.sendChartsMatching());
         String key = settings.apiKey();
         long offered = settings.enableCompression() ? CHILD_CAPABILITIES : CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
-        Handshake handshake = new Handshake() {
-            @Override
-            public byte[] request(Destination d) {
-                return StreamRequest.builder().key(key).hostname(charts.host().hostname())
-                        .registryHostname(charts.host().hostname())
-                        .machineGuid(charts.host().machineGuid().toString())
-                        .updateEvery(charts.host().updateEvery()).os(charts.host().os().isEmpty() ? "linux"
-                                : charts.host().os())
-                        .hops(hops).ver(offered).programName("netdata").programVersion("v1.37.1")
-                        .build().encode();
-            }
-
-            @Override
-            public Outcome parseReply(byte[] reply, int len) {
-                HandshakeReplies.Reply r = HandshakeReplies.parseReply(reply, len);
-                if (r.kind() == HandshakeReplies.Kind.ACCEPTED) {
-                    return Outcome.accepted(r.capabilities());
-                }
-                return Outcome.refused(r.postponeSeconds(), r.kind() + ": "
-                        + new String(reply, 0, Math.min(len, 200), StandardCharsets.UTF_8));
-            }
-        };
-        DestinationList destinations = DestinationList.parse(settings.destination(), (int) settings.defaultPort(),
-                System::currentTimeMillis);
-        StreamSender.Config cfg = new StreamSender.Config(Duration.ofSeconds(settings.timeoutSeconds()),
-                Duration.ofSeconds(Math.min(60, settings.timeoutSeconds())),
-                Duration.ofSeconds(settings.reconnectDelaySeconds()), settings.bufferSizeBytes());
-        this.sender = new StreamSender(charts.host().hostname(), destinations, handshake,
-                negotiated -> Capabilities.has(negotiated, Capabilities.COMPRESSION)
-                        ? (ChannelHandler) new Lz4StreamFrameEncoder(Capabilities.has(negotiated, Capabilities.BINARY))
-                        : null,
-                this, cfg, group);
-        if (destinations.entries().stream().anyMatch(e -> e.destination().ssl())) {
-            try {
-                sender.withTls(io.strata.streaming.server.TlsContexts.client(settings.sslSkipCertificateVerification(),
-                        settings.caFile()));
-            } catch (IOException e) {
-                LOG.error("STREAM {}: {}; TLS destinations will be postponed", charts.host().hostname(), e.getMessage());
-            }
-        }
+        Handshake handshake = Handshake.netdata(d -> StreamRequest.builder().key(key).hostname(charts.host().hostname())
+                .registryHostname(charts.host().hostname())
+                .machineGuid(charts.host().machineGuid().toString())
+                .updateEvery(charts.host().updateEvery()).os(charts.host().os().isEmpty() ? "linux"
+                        : charts.host().os())
+                .hops(hops).ver(offered).programName("netdata").programVersion("v1.37.1")
+                .build().encode());
+        this.sender = StreamSender.fromSettings(charts.host().hostname(), settings, settings.destination(), handshake,
+                this, group);
         charts.addListener(this);
     }
 

@@ -300,6 +300,13 @@ public final class ChartCollector {
         lastCollectedValues[index] = lastCollectedValue;
         lastCalculatedValues[index] = lastCalculatedValue;
         lastStoredValues[index] = lastStoredValue;
+        // The child handed over its last collection, so the next live value is this dimension's
+        // second, not its first. Without this, an answer without points (the parent already held
+        // them: a failover to a parent that had the host through its peer) leaves the first live
+        // second empty, as 1.37.1 does; only RSET counted before.
+        if (collectionsCounters[index] == 0) {
+            collectionsCounters[index] = 1;
+        }
     }
 
     /**

@@ -13,6 +13,8 @@ import java.util.Map;
 final class ReceivedChart {
 
     ChartInfo info;
+    /** The engine's id of the chart ({@code MetadataStore.upsertChart}). */
+    int chartId = -1;
     final ChartCollector collector;
     final ByteKeyIndex dimensions = new ByteKeyIndex();
     int[] metricIds = new int[4];
@@ -21,8 +23,11 @@ final class ReceivedChart {
     final Map<String, String> variables = new LinkedHashMap<>();
     final Map<String, String> functions = new LinkedHashMap<>();
 
-    /** Replication: a REPLAY_CHART is outstanding; live BEGIN/SET/END is not expected meanwhile. */
-    boolean replicating;
+    /**
+     * Replication: a REPLAY_CHART is outstanding; live BEGIN/SET/END is not expected meanwhile.
+     * Volatile: a forwarder's sender thread asks it before answering its own parent.
+     */
+    volatile boolean replicating;
     /** Replication: the RBEGIN with timestamps of the current replayed point. */
     long replayPointStart;
     long replayPointEnd;
@@ -34,6 +39,11 @@ final class ReceivedChart {
     boolean obsolete;
     /** BEGIN seen and END not yet. */
     boolean collecting;
+    /** The raw values of the last live collection, by dimension index, and which were set in it. */
+    long[] collected = new long[4];
+    boolean[] updated = new boolean[4];
+    /** Live collections stored since the stream started. */
+    long collections;
 
     ReceivedChart(ChartInfo info, StoredPointSink sink) {
         this.info = info;
@@ -50,6 +60,8 @@ final class ReceivedChart {
         index = dimensions.add(id);
         if (index == metricIds.length) {
             metricIds = Arrays.copyOf(metricIds, index * 2);
+            collected = Arrays.copyOf(collected, index * 2);
+            updated = Arrays.copyOf(updated, index * 2);
         }
         metricIds[index] = metricId;
         int collectorIndex = collector.addDimension(metricId, algorithm, multiplier, divisor);
@@ -61,5 +73,16 @@ final class ReceivedChart {
 
     int dimensionCount() {
         return dimensions.size();
+    }
+
+    /** The dimension index of an engine metric id, -1 when this stream does not define it. */
+    int indexOfMetric(int metricId) {
+        int n = dimensions.size();
+        for (int i = 0; i < n; i++) {
+            if (metricIds[i] == metricId) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

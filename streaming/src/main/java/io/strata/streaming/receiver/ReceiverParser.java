@@ -15,6 +15,7 @@ import io.strata.streaming.wire.StreamProtocolException;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,8 @@ import java.util.function.LongSupplier;
  * line: the connection is closed, nothing already stored is touched.
  */
 public final class ReceiverParser implements LineSplitter.LineConsumer {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReceiverParser.class);
 
     private static final byte[] K_SET = ascii("SET");
     private static final byte[] K_BEGIN = ascii("BEGIN");
@@ -85,6 +88,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     private final ByteKeyIndex chartIndex = new ByteKeyIndex();
     private final List<ReceivedChart> charts = new ArrayList<>();
+    /** The charts by engine chart id (sparse: the engine's ids span every host). */
+    private ReceivedChart[] byChartId = new ReceivedChart[16];
+    private ReceivedStreamListener.Observer observer = ReceivedStreamListener.Observer.NONE;
     /** The chart of the latest CHART, BEGIN or RBEGIN: DIMENSION, CLABEL, SET, RSET apply to it. */
     private ReceivedChart current;
 
@@ -152,6 +158,40 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     public Map<String, String> hostVariables() {
         return hostVariables;
+    }
+
+    /** Who hears of definitions, collections and replication ends (a forwarder). Event loop only. */
+    void observe(ReceivedStreamListener.Observer o) {
+        this.observer = o == null ? ReceivedStreamListener.Observer.NONE : o;
+    }
+
+    ReceivedStreamListener.Observer observer() {
+        return observer;
+    }
+
+    /** The chart of an engine chart id if this stream defined it, else null. */
+    ReceivedChart byChartId(int chartId) {
+        ReceivedChart[] a = byChartId;
+        return chartId >= 0 && chartId < a.length ? a[chartId] : null;
+    }
+
+    int[] chartIds() {
+        int[] ids = new int[charts.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = charts.get(i).chartId;
+        }
+        return ids;
+    }
+
+    private void indexChart(ReceivedChart c, int chartId) {
+        if (c.chartId == chartId) {
+            return;
+        }
+        if (chartId >= byChartId.length) {
+            byChartId = Arrays.copyOf(byChartId, Math.max(chartId + 1, byChartId.length * 2));
+        }
+        byChartId[chartId] = c;
+        c.chartId = chartId;
     }
 
     @Override
@@ -231,6 +271,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         long usec = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
         current = c;
         c.collecting = true;
+        Arrays.fill(c.updated, 0, c.dimensionCount(), false);
         c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
     }
 
@@ -249,7 +290,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (n < 3 || words.start(2) == words.end(2)) {
             return; // empty value: not collected this time
         }
-        c.collector.set(dim, AsciiNumbers.parseLongC(b, words.start(2), words.end(2)));
+        long value = AsciiNumbers.parseLongC(b, words.start(2), words.end(2));
+        c.collector.set(dim, value);
+        c.collected[dim] = value;
+        c.updated[dim] = true;
         samplesSinceReport++;
     }
 
@@ -265,6 +309,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             // a time the engine cannot hold (past 2106, or a chart pushed there by the child's durations)
             throw error("END: " + outOfRange.getMessage(), b, s, e);
         }
+        c.collections++;
+        observer.chartCollected(c.chartId);
         if (samplesSinceReport > 0) {
             stats.samplesCollected.add(samplesSinceReport);
             samplesSinceReport = 0;
@@ -338,8 +384,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.collecting = false;
         // A redefined chart waits for its replication again, as in Netdata.
         c.replicating = replicationNegotiated;
-        metadata.upsertChart(info);
+        indexChart(c, metadata.upsertChart(info));
         current = c;
+        observer.chartDefined(c.chartId);
     }
 
     private void dimension(byte[] b, int s, int e, int n) throws StreamProtocolException {
@@ -405,6 +452,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
                 c.dimensionCount(), now);
         c.replicating = true;
         c.replicationBefore = r.before();
+        LOG.debug("{} {}: stored up to {}, child up to {}: {}", host.hostname(), c.info.id(), c.dimensionCount() > 0 ? engine.registry().lastTime(c.metricIds[0], 0) : 0, childLast, r);
         commands.send(r.line(c.info.id()));
     }
 
@@ -645,14 +693,23 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.replicationStepsDone++;
         int ue = childUpdateEvery > 0 && childUpdateEvery <= 86_400 ? (int) childUpdateEvery : c.info.updateEvery();
         c.collector.replayEnd(start, ue);
+        LOG.debug("{} {}: REND start={} child last={} before={}", host.hostname(), c.info.id(), start, childLast, before);
         if (start) {
             c.replicating = false;
+            observer.chartReplicationFinished(c.chartId);
             return;
         }
         // the child did not start streaming: ask for the next step, from where this one ended
         long from = Math.max(before, c.replicationBefore);
-        if (from <= 0 || from >= childLast) {
+        if (from <= 0) {
             commands.send(new ReplicationPlanner.Request(true, 0, 0).line(c.info.id()));
+            return;
+        }
+        if (from >= childLast) {
+            // Netdata 1.37.1 asks "true 0 0" here, and loses what the child collected between its
+            // answer and this request (the child declined to start because its clock moved on while
+            // answering). Asking from where the answer ended makes the child send those points first.
+            commands.send(new ReplicationPlanner.Request(true, from, from).line(c.info.id()));
             return;
         }
         requestReplication(c, childFirst, childLast, from);

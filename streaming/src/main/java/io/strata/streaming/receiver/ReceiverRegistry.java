@@ -8,7 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The streams a parent is receiving, by machine GUID: a second connection of a host that still
- * sends data is refused ("already streaming"), one whose old connection went quiet replaces it.
+ * sends data is refused ("already streaming"), one whose old connection went quiet, or that comes
+ * from closer to the host (fewer hops than a forwarded one), replaces it.
  */
 public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
 
@@ -16,12 +17,19 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
     public static final class Active {
         final Channel channel;
         final String hostname;
+        final int hops;
         volatile long lastDataMillis;
 
-        Active(Channel channel, String hostname, long now) {
+        Active(Channel channel, String hostname, int hops, long now) {
             this.channel = channel;
             this.hostname = hostname;
+            this.hops = hops;
             this.lastDataMillis = now;
+        }
+
+        /** 1 for a host streaming itself, more for a host forwarded by other parents. */
+        public int hops() {
+            return hops;
         }
 
         public String hostname() {
@@ -41,9 +49,15 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
         return a == null ? -1 : a.lastDataMillis;
     }
 
+    @Override
+    public int liveHops(String machineGuid) {
+        Active a = byGuid.get(key(machineGuid));
+        return a == null ? -1 : a.hops;
+    }
+
     /** Registers a stream, closing the connection it replaces; returns its record. */
-    Active register(String machineGuid, String hostname, Channel channel, long now) {
-        Active fresh = new Active(channel, hostname, now);
+    Active register(String machineGuid, String hostname, int hops, Channel channel, long now) {
+        Active fresh = new Active(channel, hostname, hops, now);
         Active old = byGuid.put(key(machineGuid), fresh);
         if (old != null && old.channel != channel) {
             old.channel.close();

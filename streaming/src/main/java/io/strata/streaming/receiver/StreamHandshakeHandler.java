@@ -116,8 +116,8 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         String who = remote + " host '" + req.hostname() + "'";
         HostInfo host = new HostInfo(guid, req.hostname(), req.os(), req.timezone(),
                 req.updateEvery() > 0 ? req.updateEvery() : 1, null);
-        ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), ctx.channel(),
-                System.currentTimeMillis());
+        ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
+                ctx.channel(), System.currentTimeMillis());
         ParentCommands commands = line -> ctx.channel().writeAndFlush(
                 Unpooled.copiedBuffer(line, java.nio.charset.StandardCharsets.UTF_8));
         ReplicationPlanner planner = new ReplicationPlanner(d.settings().replication(),
@@ -134,6 +134,16 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
+        ReceivedStreamListener.Observer observer;
+        try {
+            observer = rc.listener().accepted(new ReceivedStreamView(parser, guid, req, d.settings(), caps,
+                    ctx.channel().eventLoop()));
+        } catch (RuntimeException e) {
+            // forwarding is extra: the host is still received and stored
+            LOG.error("{}: the stream listener failed; receiving without it", who, e);
+            observer = ReceivedStreamListener.Observer.NONE;
+        }
+        parser.observe(observer);
         rc.stats().connectionsAccepted.increment();
         LOG.info("{} ({}): stream accepted, capabilities {}", who, req.machineGuid(), Capabilities.names(caps));
         ChannelPipeline p = ctx.pipeline();

@@ -27,6 +27,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
     private final String who;
     private final ReceiverStats stats;
     private boolean closing;
+    private String closeReason;
 
     StreamReceiverHandler(ReceiverParser parser, ReceiverLimits limits, ReceiverRegistry registry,
                           ReceiverRegistry.Active active, String machineGuid, String who, ReceiverStats stats) {
@@ -68,6 +69,16 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        try {
+            parser.observer().readComplete();
+        } catch (RuntimeException e) {
+            LOG.error("{}: the stream listener failed; the stream goes on", who, e);
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException d && d.getCause() instanceof StreamProtocolException p) {
             protocolError(ctx, p.getMessage());
@@ -87,17 +98,26 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         registry.unregister(machineGuid, active);
         LOG.info("{}: stream closed ({} charts)", who, parser.chartCount());
+        try {
+            parser.observer().closed(closeReason == null ? "connection closed" : closeReason);
+        } catch (RuntimeException e) {
+            LOG.error("{}: the stream listener failed on close", who, e);
+        }
         ctx.fireChannelInactive();
     }
 
     private void protocolError(ChannelHandlerContext ctx, String message) {
         stats.protocolErrors.increment();
         LOG.warn("{}: protocol error, closing the stream: {}", who, message);
+        closeReason = "protocol error: " + message;
         close(ctx);
     }
 
     private void close(ChannelHandlerContext ctx) {
         closing = true;
+        if (closeReason == null) {
+            closeReason = "closed by this parent";
+        }
         ctx.close();
     }
 }

@@ -264,6 +264,29 @@ public final class ChildStream {
         }
     }
 
+    /** Forgets one chart's definition: its next data needs {@link #writeChartDefinition} again. */
+    public void forgetDefinition(int chartId) {
+        synchronized (wiresLock) {
+            ChartWire[] cur = wires;
+            if (chartId >= 0 && chartId < cur.length && cur[chartId] != null) {
+                ChartWire[] next = cur.clone();
+                next[chartId] = null;
+                wires = next;
+            }
+        }
+    }
+
+    /**
+     * The engine metrics of a chart defined on this connection, in the order
+     * {@link #writeCollection(ByteBuf, int, long, long[], boolean[])} takes its values; null when
+     * the chart is not defined. The array is the caller's.
+     */
+    public int[] definedMetrics(int chartId) {
+        ChartWire[] ws = wires;
+        ChartWire w = chartId >= 0 && chartId < ws.length ? ws[chartId] : null;
+        return w == null ? null : w.metrics.clone();
+    }
+
     /** True when {@link #writeChartDefinition} ran for the chart since the last {@link #forgetDefinitions}. */
     public boolean isDefined(int chartId) {
         ChartWire[] w = wires;

@@ -6,6 +6,30 @@ package io.strata.streaming.sender;
  */
 public interface Handshake {
 
+    /**
+     * A Netdata 1.37.1 child's handshake: the given request, and the parent's reply judged as
+     * the C sender judges it (§2.2), with the postponement each refusal earns.
+     */
+    static Handshake netdata(java.util.function.Function<Destination, byte[]> request) {
+        return new Handshake() {
+            @Override
+            public byte[] request(Destination d) {
+                return request.apply(d);
+            }
+
+            @Override
+            public Outcome parseReply(byte[] reply, int len) {
+                io.strata.streaming.handshake.HandshakeReplies.Reply r =
+                        io.strata.streaming.handshake.HandshakeReplies.parseReply(reply, len);
+                if (r.kind() == io.strata.streaming.handshake.HandshakeReplies.Kind.ACCEPTED) {
+                    return Outcome.accepted(r.capabilities());
+                }
+                return Outcome.refused(r.postponeSeconds(), r.kind() + ": "
+                        + new String(reply, 0, Math.min(len, 200), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        };
+    }
+
     /** The complete request to send to {@code destination} ({@code STREAM ...\r\n\r\n}), written with one send. */
     byte[] request(Destination destination);
 

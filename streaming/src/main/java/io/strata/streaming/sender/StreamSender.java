@@ -139,6 +139,38 @@ public final class StreamSender implements AutoCloseable {
     }
 
     /**
+     * A sender configured as stream.conf's {@code [stream]} section says (timeouts, reconnect
+     * delay, buffer size, compression, TLS for {@code :SSL} destinations), to {@code destination}
+     * (a Netdata destination list).
+     */
+    public static StreamSender fromSettings(String hostName, io.strata.streaming.auth.StreamConfig.SenderSettings settings,
+                                            String destination, Handshake handshake, SenderListener listener,
+                                            EventLoopGroup group) {
+        DestinationList destinations = DestinationList.parse(destination, (int) settings.defaultPort(),
+                System::currentTimeMillis);
+        Config cfg = new Config(Duration.ofSeconds(settings.timeoutSeconds()),
+                Duration.ofSeconds(Math.min(60, settings.timeoutSeconds())),
+                Duration.ofSeconds(settings.reconnectDelaySeconds()), settings.bufferSizeBytes());
+        StreamSender sender = new StreamSender(hostName, destinations, handshake,
+                negotiated -> io.strata.streaming.handshake.Capabilities.has(negotiated,
+                        io.strata.streaming.handshake.Capabilities.COMPRESSION)
+                        ? (ChannelHandler) new io.strata.streaming.wire.Lz4StreamFrameEncoder(
+                        io.strata.streaming.handshake.Capabilities.has(negotiated,
+                                io.strata.streaming.handshake.Capabilities.BINARY))
+                        : null,
+                listener, cfg, group);
+        if (destinations.entries().stream().anyMatch(e -> e.destination().ssl())) {
+            try {
+                sender.withTls(io.strata.streaming.server.TlsContexts.client(settings.sslSkipCertificateVerification(),
+                        settings.caFile()));
+            } catch (java.io.IOException e) {
+                log.error("STREAM {}: {}; TLS destinations will be postponed", hostName, e.getMessage());
+            }
+        }
+        return sender;
+    }
+
+    /**
      * The TLS client for {@code :SSL} destinations (stream.conf {@code CAfile}, {@code CApath},
      * {@code ssl skip certificate verification}); without one they are postponed.
      */

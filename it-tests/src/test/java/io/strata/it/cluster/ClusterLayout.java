@@ -1,0 +1,73 @@
+package io.strata.it.cluster;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** netdata.conf and stream.conf of the nodes of a test cluster on 127.0.0.1. */
+final class ClusterLayout {
+
+    static final String API_KEY = "11111111-2222-3333-4444-555555555555";
+
+    private ClusterLayout() {
+    }
+
+    /** A fresh directory under the module's target/ for one run of a test. */
+    static Path runDirectory(String test) throws IOException {
+        Path dir = Path.of("target", "cluster-runs", test + "-" + System.currentTimeMillis()).toAbsolutePath();
+        Files.createDirectories(dir);
+        return dir;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * A parent that receives {@link #API_KEY} and forwards every host it receives to {@code peers}
+     * (Netdata's proxy keys): an active-active cluster when the peers forward back.
+     */
+    static NodeProcess parent(Path base, String name, int port, List<Integer> peers) throws IOException {
+        Path dir = base.resolve(name);
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("netdata.conf"), "[global]\n"
+                + "\thostname = " + name + "\n"
+                + "[db]\n\tmode = dbengine\n\tstorage tiers = 2\n"
+                + "\tdbengine multihost disk space MB = 64\n"
+                + "[web]\n\tbind to = 127.0.0.1:" + port + "\n"
+                + "[directories]\n\tcache = " + dir.resolve("cache") + "\n\tlib = " + dir.resolve("lib") + "\n");
+        String destination = peers.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(" "));
+        Files.writeString(dir.resolve("stream.conf"), "[stream]\n\tenabled = no\n"
+                + "\treconnect delay seconds = 1\n\n"
+                + "[" + API_KEY + "]\n\tenabled = yes\n\tallow from = *\n"
+                + (peers.isEmpty() ? "" : "\tdefault proxy enabled = yes\n\tdefault proxy destination = " + destination
+                + "\n\tdefault proxy api key = " + API_KEY + "\n"));
+        return new NodeProcess(name, dir, port);
+    }
+
+    /** A child with synthetic charts streaming to {@code parents} (a failover list, in order). */
+    static NodeProcess child(Path base, String name, int port, List<Integer> parents, int charts, int dimensions)
+            throws IOException {
+        Path dir = base.resolve(name);
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("netdata.conf"), "[global]\n"
+                + "\thostname = " + name + "\n"
+                + "[db]\n\tmode = dbengine\n\tstorage tiers = 1\n"
+                + "\tdbengine multihost disk space MB = 32\n"
+                + "[web]\n\tbind to = 127.0.0.1:" + port + "\n"
+                + "[directories]\n\tcache = " + dir.resolve("cache") + "\n\tlib = " + dir.resolve("lib") + "\n"
+                + "[strata]\n\tsynthetic charts = " + charts + "\n\tsynthetic dimensions per chart = " + dimensions
+                + "\n");
+        String destination = parents.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(" "));
+        Files.writeString(dir.resolve("stream.conf"), "[stream]\n\tenabled = yes\n"
+                + "\tdestination = " + destination + "\n"
+                + "\tapi key = " + API_KEY + "\n"
+                + "\treconnect delay seconds = 1\n");
+        return new NodeProcess(name, dir, port);
+    }
+}

@@ -1,0 +1,448 @@
+package io.strata.replication.forward;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.streaming.auth.SimplePattern;
+import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.child.ChildStreamer;
+import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.handshake.StreamRequest;
+import io.strata.streaming.receiver.ReceivedStreamListener;
+import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.Handshake;
+import io.strata.streaming.sender.SenderListener;
+import io.strata.streaming.sender.SenderSession;
+import io.strata.streaming.sender.SenderWireFormat;
+import io.strata.streaming.sender.StreamSender;
+import io.strata.streaming.wire.AsciiNumbers;
+import io.strata.streaming.wire.LineTokenizer;
+import io.netty.channel.EventLoopGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.BitSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Forwards one received host to this parent's own parents, as a Netdata 1.37.1 proxy does
+ * (netdata-stream.md §9): the host's own request with the proxy key and {@code hops + 1}, its
+ * labels and chart definitions from the engine, every live collection as it is stored here, and
+ * {@code REPLAY_CHART} answered from this parent's engine so that a grand-parent (or a peer of a
+ * cluster coming back) fills its gaps from here.
+ *
+ * <p>Threads: what is sent on the forwarding connection is written on the received stream's event
+ * loop only (collections, definitions, and the commit of a replication answer), so that the
+ * live data of a chart and its replication answer cannot interleave; the sender's own thread reads
+ * the engine for replication answers (disk I/O) and hands the result to the event loop.
+ */
+final class HostForwarder implements SenderListener, ReceivedStreamListener.Observer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HostForwarder.class);
+    private static final byte[] K_REPLAY_CHART = "REPLAY_CHART".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] K_FUNCTION = "FUNCTION".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] W_TRUE = "true".getBytes(StandardCharsets.US_ASCII);
+    /** How long a grand-parent's request waits for this parent's own replication of the chart. */
+    private static final long WAIT_FOR_OWN_REPLICATION_MILLIS = TimeUnit.MINUTES.toMillis(10);
+    /** Attempts at a replication answer that collections keep overtaking before it is computed on the loop. */
+    private static final int REPLAY_ATTEMPTS = 3;
+
+    private final ReceivedStreamListener.ReceivedStream stream;
+    private final StorageEngine engine;
+    private final Forwarding owner;
+    private final String hostname;
+    private final ChildStream wire;
+    private final StreamSender sender;
+    private final SimplePattern sendCharts;
+    private final LineTokenizer words = new LineTokenizer();
+
+    // ---- event loop only
+    private boolean started;
+    private SenderSession session;
+    private long caps;
+    private final BitSet streaming = new BitSet();
+    /** Charts checked against {@code proxy send charts matching}, and the ones it excludes. */
+    private final BitSet matched = new BitSet();
+    private final BitSet excluded = new BitSet();
+    private ByteBuf pending;
+    private long[] scratchValues = new long[0];
+    private boolean[] scratchUpdated = new boolean[0];
+
+    private volatile boolean closed;
+
+    HostForwarder(ReceivedStreamListener.ReceivedStream stream, StorageEngine engine,
+                  StreamConfig.SenderSettings template, EventLoopGroup group, Forwarding owner) {
+        this.stream = stream;
+        this.engine = engine;
+        this.owner = owner;
+        StreamRequest received = stream.request();
+        this.hostname = received.hostname();
+        this.wire = new ChildStream(engine, stream.machineGuid());
+        var settings = stream.settings();
+        this.sendCharts = SimplePattern.parse(settings.proxySendChartsMatching());
+        long offered = template.enableCompression() ? ChildStreamer.CHILD_CAPABILITIES
+                : ChildStreamer.CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
+        byte[] request = received.toBuilder().key(settings.proxyApiKey()).hops(received.hops() + 1).ver(offered)
+                .build().encode();
+        this.sender = StreamSender.fromSettings(hostname + " (forwarded)", template, settings.proxyDestination(),
+                Handshake.netdata(d -> request), this, group);
+    }
+
+    // ---- the received stream (event loop) -------------------------------------------------------
+
+    @Override
+    public void chartDefined(int chartId) {
+        if (session != null) {
+            // redefined: the parent gets the new definition with the chart's next data
+            wire.forgetDefinition(chartId);
+            streaming.clear(chartId);
+        }
+        matched.clear(chartId);
+    }
+
+    @Override
+    public void chartCollected(int chartId) {
+        if (closed) {
+            return;
+        }
+        if (!started) {
+            // as Netdata, the proxy's sender starts with the host's first collected chart: by
+            // then its labels are in, and its charts' own replication has begun
+            started = true;
+            sender.start();
+        }
+        SenderSession s = session;
+        if (s == null || !included(chartId)) {
+            return;
+        }
+        try {
+            if (!wire.isDefined(chartId)) {
+                define(chartId, System.currentTimeMillis() / 1000);
+            }
+            if (streaming.get(chartId)) {
+                writeCollection(chartId);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("STREAM {} [forward]: cannot forward chart {}; the host is still stored here", hostname, chartId, e);
+        }
+    }
+
+    @Override
+    public void readComplete() {
+        flushPending();
+    }
+
+    @Override
+    public void closed(String reason) {
+        closed = true;
+        if (pending != null) {
+            pending.release();
+            pending = null;
+        }
+        session = null;
+        owner.retire(this, reason);
+    }
+
+    private boolean included(int chartId) {
+        if (!matched.get(chartId)) {
+            matched.set(chartId);
+            ChartInfo c = engine.metadata().chart(chartId);
+            if (!sendCharts.matches(c.id())) {
+                excluded.set(chartId);
+            } else {
+                excluded.clear(chartId);
+            }
+        }
+        return !excluded.get(chartId);
+    }
+
+    private ByteBuf pending() {
+        if (pending == null) {
+            pending = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
+        }
+        return pending;
+    }
+
+    private void flushPending() {
+        ByteBuf p = pending;
+        if (p == null) {
+            return;
+        }
+        pending = null;
+        SenderSession s = session;
+        if (s == null || !p.isReadable()) {
+            p.release();
+        } else {
+            s.write(p);
+        }
+    }
+
+    private void define(int chartId, long nowSeconds) {
+        wire.writeChartDefinition(pending(), chartId, caps, nowSeconds);
+        if (!Capabilities.has(caps, Capabilities.REPLICATION)) {
+            streaming.set(chartId);
+        }
+    }
+
+    private void writeCollection(int chartId) {
+        // a copy per collection: the wire's order may change with a redefinition on another thread
+        int[] metrics = wire.definedMetrics(chartId);
+        int n = metrics.length;
+        if (scratchValues.length < n) {
+            scratchValues = new long[n];
+            scratchUpdated = new boolean[n];
+        }
+        stream.collectedValues(chartId, metrics, scratchValues, scratchUpdated);
+        wire.writeCollection(pending(), chartId, stream.microsecondsSinceLastCollection(chartId), scratchValues,
+                scratchUpdated);
+    }
+
+    // ---- the forwarding connection (sender thread) ----------------------------------------------
+
+    @Override
+    public void onConnected(SenderSession s, long capabilities) {
+        onLoop(() -> {
+            if (pending != null) {
+                pending.release();
+                pending = null;
+            }
+            if (closed) {
+                return null;
+            }
+            session = s;
+            caps = capabilities;
+            streaming.clear();
+            wire.forgetDefinitions();
+            ByteBuf out = pending();
+            wire.writeHostPreamble(out, capabilities);
+            long now = System.currentTimeMillis() / 1000;
+            for (int chartId : stream.chartIds()) {
+                // a chart still replicating from the child is defined with its first live data
+                if (chartId >= 0 && included(chartId) && !stream.replicating(chartId)
+                        && stream.collections(chartId) > 0) {
+                    define(chartId, now);
+                }
+            }
+            flushPending();
+            return null;
+        });
+    }
+
+    @Override
+    public void onParentCommand(SenderSession s, byte[] line, int length) {
+        int n = words.tokenize(line, 0, length);
+        if (n == 0) {
+            return;
+        }
+        if (words.wordEquals(0, K_REPLAY_CHART) && n >= 5) {
+            replayChart(s, line);
+        } else if (words.wordEquals(0, K_FUNCTION) && n >= 2) {
+            ByteBuf out = ByteBufAllocator.DEFAULT.buffer(256);
+            SenderWireFormat.functionResultBegin(out, words.string(1), 404, "application/json", 0);
+            out.writeCharSequence("{\"status\":404,\"error_message\":\"No function with this name found.\"}\n",
+                    StandardCharsets.UTF_8);
+            SenderWireFormat.functionResultEnd(out);
+            onLoop(() -> {
+                if (session == s) {
+                    flushPending();
+                    s.write(out);
+                } else {
+                    out.release();
+                }
+                return null;
+            });
+        } else {
+            LOG.info("STREAM {} [forward]: unknown command from the parent: {}", hostname,
+                    new String(line, 0, Math.min(length, 200), StandardCharsets.UTF_8));
+        }
+    }
+
+    private void replayChart(SenderSession s, byte[] line) {
+        String id = words.string(1);
+        boolean start = words.wordEquals(2, W_TRUE);
+        long after = AsciiNumbers.parseLongC(line, words.start(3), words.end(3));
+        long before = AsciiNumbers.parseLongC(line, words.start(4), words.end(4));
+        int chartId = engine.metadata().chartId(stream.machineGuid(), id);
+        if (chartId < 0) {
+            LOG.warn("STREAM {} [forward]: REPLAY_CHART for unknown chart '{}'", hostname, id);
+            return;
+        }
+        // this parent may itself still be filling the chart from the child: answer once it has
+        long deadline = System.currentTimeMillis() + WAIT_FOR_OWN_REPLICATION_MILLIS;
+        while (stream.replicating(chartId) && s.isOpen() && !closed && System.currentTimeMillis() < deadline) {
+            if (!sleep(100)) {
+                return;
+            }
+        }
+        for (int i = 0; i < 100 && s.isOpen() && s.halfFull(); i++) {
+            if (!sleep(10)) {
+                return;
+            }
+        }
+        for (int attempt = 1; attempt <= REPLAY_ATTEMPTS && s.isOpen() && !closed; attempt++) {
+            StateSnapshot state = onLoop(() -> session == s && wire.isDefined(chartId) ? snapshot(chartId) : null);
+            if (state == null) {
+                return; // another connection, or the chart was redefined: the parent asks again
+            }
+            ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
+            boolean streams;
+            try {
+                streams = wire.writeReplayAnswer(out, chartId, start, after, before, System.currentTimeMillis() / 1000,
+                        state);
+            } catch (IOException | RuntimeException e) {
+                out.release();
+                LOG.warn("STREAM {} [forward]: cannot answer REPLAY_CHART for '{}': {}", hostname, id, e.toString());
+                return;
+            }
+            Boolean committed = onLoop(() -> {
+                if (session != s || !wire.isDefined(chartId)) {
+                    out.release();
+                    return Boolean.TRUE; // nothing to retry on this connection
+                }
+                if (stream.collections(chartId) != state.collections) {
+                    out.release();
+                    return Boolean.FALSE; // a collection landed while the engine was read: read again
+                }
+                flushPending();
+                s.write(out);
+                if (streams) {
+                    streaming.set(chartId);
+                }
+                return Boolean.TRUE;
+            });
+            if (committed == null || committed) {
+                return;
+            }
+        }
+        LOG.info("STREAM {} [forward]: REPLAY_CHART for '{}' kept being overtaken by live data; the parent will ask"
+                + " again", hostname, id);
+    }
+
+    /** The chart's collection state as of now, on the event loop, for the answer being computed. */
+    private StateSnapshot snapshot(int chartId) {
+        int[] metrics = wire.definedMetrics(chartId);
+        StateSnapshot st = new StateSnapshot(chartId, metrics.length, stream.collections(chartId),
+                stream.chartLastCollectedUt(chartId), stream.chartLastUpdatedUt(chartId));
+        for (int i = 0; i < metrics.length; i++) {
+            st.lastCollectedUt[i] = stream.lastCollectedUt(chartId, metrics[i]);
+            st.lastCollectedValue[i] = stream.lastCollectedValue(chartId, metrics[i]);
+            st.lastCalculatedValue[i] = stream.lastCalculatedValue(chartId, metrics[i]);
+            st.lastStoredValue[i] = stream.lastStoredValue(chartId, metrics[i]);
+        }
+        return st;
+    }
+
+    @Override
+    public void onDisconnected(String reason) {
+        onLoop(() -> {
+            session = null;
+            streaming.clear();
+            if (pending != null) {
+                pending.release();
+                pending = null;
+            }
+            return null;
+        });
+    }
+
+    /** Runs on the received stream's event loop and waits; null when the loop is gone or we were interrupted. */
+    private <T> T onLoop(java.util.concurrent.Callable<T> task) {
+        try {
+            return stream.eventLoop().submit(task).get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException e) {
+            LOG.error("STREAM {} [forward]: internal error", hostname, e.getCause());
+            return null;
+        } catch (TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    private static boolean sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Stops the forwarding connection; blocks up to ~10 s: not on an event loop. */
+    void stop() {
+        closed = true;
+        sender.close();
+    }
+
+    String hostname() {
+        return hostname;
+    }
+
+    String machineGuid() {
+        return stream.machineGuid().toString();
+    }
+
+    StreamSender sender() {
+        return sender;
+    }
+
+    /** The chart's collection state frozen on the event loop, indexed as the chart's wire. */
+    private static final class StateSnapshot implements ChildStream.CollectionState {
+        final int chartId;
+        final long collections;
+        final long chartLastCollectedUt;
+        final long chartLastUpdatedUt;
+        final long[] lastCollectedUt;
+        final long[] lastCollectedValue;
+        final double[] lastCalculatedValue;
+        final double[] lastStoredValue;
+
+        StateSnapshot(int chartId, int n, long collections, long chartLastCollectedUt, long chartLastUpdatedUt) {
+            this.chartId = chartId;
+            this.collections = collections;
+            this.chartLastCollectedUt = chartLastCollectedUt;
+            this.chartLastUpdatedUt = chartLastUpdatedUt;
+            this.lastCollectedUt = new long[n];
+            this.lastCollectedValue = new long[n];
+            this.lastCalculatedValue = new double[n];
+            this.lastStoredValue = new double[n];
+        }
+
+        @Override
+        public long lastCollectedUt(int chartId, int dimIndex) {
+            return dimIndex < lastCollectedUt.length ? lastCollectedUt[dimIndex] : 0;
+        }
+
+        @Override
+        public long lastCollectedValue(int chartId, int dimIndex) {
+            return dimIndex < lastCollectedValue.length ? lastCollectedValue[dimIndex] : 0;
+        }
+
+        @Override
+        public double lastCalculatedValue(int chartId, int dimIndex) {
+            return dimIndex < lastCalculatedValue.length ? lastCalculatedValue[dimIndex] : 0;
+        }
+
+        @Override
+        public double lastStoredValue(int chartId, int dimIndex) {
+            return dimIndex < lastStoredValue.length ? lastStoredValue[dimIndex] : 0;
+        }
+
+        @Override
+        public long chartLastCollectedUt(int chartId) {
+            return chartLastCollectedUt;
+        }
+
+        @Override
+        public long chartLastUpdatedUt(int chartId) {
+            return chartLastUpdatedUt;
+        }
+    }
+}
