@@ -61,6 +61,7 @@ public final class ProcChart {
         private String title = "";
         private String units = "";
         private String module = "";
+        private String plugin = PLUGIN;
         private String chartType = "line";
         private long priority = 1000;
         private int updateEvery = 1;
@@ -97,6 +98,12 @@ public final class ProcChart {
 
         public Builder units(String v) {
             units = v;
+            return this;
+        }
+
+        /** The collecting plugin (default {@code proc.plugin}). */
+        public Builder plugin(String v) {
+            plugin = v;
             return this;
         }
 
@@ -140,11 +147,11 @@ public final class ProcChart {
 
         public ProcChart build() {
             Map<String, String> l = new LinkedHashMap<>();
-            l.put("_collect_plugin", PLUGIN);
+            l.put("_collect_plugin", plugin);
             l.put("_collect_module", module.isEmpty() ? "[none]" : module);
             l.putAll(labels);
             ChartInfo info = new ChartInfo(host, fullId, name, title, units, family, context, chartType, priority,
-                    updateEvery, PLUGIN, module, l);
+                    updateEvery, plugin, module, l);
             return new ProcChart(info, dims);
         }
     }
