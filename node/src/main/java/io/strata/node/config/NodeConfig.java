@@ -18,7 +18,7 @@ import java.util.List;
 public record NodeConfig(Path dir, String hostname, int updateEvery, int storageTiers, long[] tierDiskSpaceMb,
                          Path cacheDir, Path libDir, List<InetSocketAddress> bindTo, int acceptStreamEverySeconds,
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
-                         int syntheticCharts, int syntheticDimensions, StreamConfig stream,
+                         int syntheticCharts, int syntheticDimensions, boolean procPlugin, StreamConfig stream,
                          Path sslCertificate, Path sslKey, List<String> warnings) {
 
     public static final int DEFAULT_PORT = 19999;
@@ -59,6 +59,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         long perStep = positive(nd, "db", "seconds per replication step", 600, 86_400 * 7L);
         int synthCharts = (int) nonNegative(nd, "strata", "synthetic charts", 0);
         int synthDims = (int) positive(nd, "strata", "synthetic dimensions per chart", 10, 10_000);
+        // Netdata's key: a child collects its own machine from /proc unless told not to
+        boolean proc = nd.getBoolean("plugins", "proc", true);
 
         String cert = nd.get("web", "ssl certificate", "");
         String key = nd.get("web", "ssl key", "");
@@ -77,7 +79,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                     + " is not a key Strata knows; ignored");
         }
         return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, bind, acceptEvery, replication,
-                toReplicate, perStep, synthCharts, synthDims, stream, cert.isEmpty() ? null : Path.of(cert),
+                toReplicate, perStep, synthCharts, synthDims, proc, stream, cert.isEmpty() ? null : Path.of(cert),
                 key.isEmpty() ? null : Path.of(key), List.copyOf(warnings));
     }
 

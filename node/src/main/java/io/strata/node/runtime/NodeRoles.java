@@ -1,6 +1,7 @@
 package io.strata.node.runtime;
 
 import io.strata.engine.meta.HostInfo;
+import io.strata.node.collect.ProcCollector;
 import io.strata.node.config.NodeConfig;
 import io.strata.streaming.child.ChildStreamer;
 import io.strata.streaming.child.LocalCharts;
@@ -23,16 +24,31 @@ public final class NodeRoles {
                 HostInfo self = new HostInfo(node.machineGuid(), cfg.hostname(), "linux", TimeZone.getDefault().getID(),
                         cfg.updateEvery(), Map.of("_is_parent", String.valueOf(cfg.isParent())));
                 LocalCharts local = new LocalCharts(node.engine(), self);
-                int charts = cfg.syntheticCharts() > 0 ? cfg.syntheticCharts() : 10;
-                SyntheticCollector collector = new SyntheticCollector(local, charts, cfg.syntheticDimensions(),
-                        cfg.updateEvery(), node.machineGuid().getLeastSignificantBits());
-                node.addRole(collector);
+                ProcCollector machine = null;
+                if (cfg.isChild() && cfg.procPlugin()) {
+                    machine = new ProcCollector(local, cfg.updateEvery());
+                    node.addRole(machine);
+                    // a first pass defines the machine's charts before the first connection sends definitions
+                    machine.collectOnce();
+                }
+                int charts = cfg.syntheticCharts() > 0 ? cfg.syntheticCharts() : machine != null ? 0 : 10;
+                SyntheticCollector collector = null;
+                if (charts > 0) {
+                    collector = new SyntheticCollector(local, charts, cfg.syntheticDimensions(), cfg.updateEvery(),
+                            node.machineGuid().getLeastSignificantBits());
+                    node.addRole(collector);
+                }
                 if (cfg.isChild()) {
                     ChildStreamer streamer = new ChildStreamer(local, cfg.stream().sender(), 1, null);
                     node.addRole(streamer);
                     streamer.start();
                 }
-                collector.start();
+                if (collector != null) {
+                    collector.start();
+                }
+                if (machine != null) {
+                    machine.start();
+                }
             }
             return node;
         } catch (RuntimeException e) {
