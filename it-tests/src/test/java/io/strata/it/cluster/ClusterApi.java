@@ -25,10 +25,15 @@ final class ClusterApi {
     }
 
     static JsonNode get(NodeProcess node, String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(node.url() + path))
+        return get(node.url(), path);
+    }
+
+    /** {@code base}: {@code http://127.0.0.1:PORT}. */
+    static JsonNode get(String base, String path) throws IOException, InterruptedException {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
-            throw new IOException(node + path + " answered " + r.statusCode() + ": " + r.body());
+            throw new IOException(base + path + " answered " + r.statusCode() + ": " + r.body());
         }
         return JSON.readTree(r.body());
     }
@@ -47,11 +52,28 @@ final class ClusterApi {
     }
 
     static List<String> charts(NodeProcess node, String host) throws IOException, InterruptedException {
+        return charts(node.url(), host, 0);
+    }
+
+    /**
+     * The chart ids of a host ({@code host} null: the node's own), only those collected every
+     * {@code updateEvery} seconds when it is not 0.
+     */
+    static List<String> charts(String base, String host, int updateEvery) throws IOException, InterruptedException {
         List<String> out = new ArrayList<>();
-        Iterator<String> it = get(node, "/host/" + host + "/api/v1/charts").get("charts").fieldNames();
-        it.forEachRemaining(out::add);
+        JsonNode charts = get(base, prefix(host) + "/api/v1/charts").get("charts");
+        Iterator<String> it = charts.fieldNames();
+        it.forEachRemaining(id -> {
+            if (updateEvery == 0 || charts.get(id).path("update_every").asInt() == updateEvery) {
+                out.add(id);
+            }
+        });
         out.sort(String::compareTo);
         return out;
+    }
+
+    private static String prefix(String host) {
+        return host == null ? "" : "/host/" + host;
     }
 
     /**
@@ -60,10 +82,15 @@ final class ClusterApi {
      */
     static double[][] perSecond(NodeProcess node, String host, String chart, long after, long before)
             throws IOException, InterruptedException {
-        String q = "/host/" + host + "/api/v1/data?chart=" + URLEncoder.encode(chart, StandardCharsets.UTF_8)
+        return perSecond(node.url(), host, chart, after, before);
+    }
+
+    static double[][] perSecond(String base, String host, String chart, long after, long before)
+            throws IOException, InterruptedException {
+        String q = prefix(host) + "/api/v1/data?chart=" + URLEncoder.encode(chart, StandardCharsets.UTF_8)
                 + "&after=" + after + "&before=" + before + "&points=" + (before - after)
                 + "&group=average&format=json&options=seconds%7Cnonzero%7Cunaligned";
-        JsonNode data = get(node, q.replace("%7Cnonzero", "")).get("data");
+        JsonNode data = get(base, q.replace("%7Cnonzero", "")).get("data");
         double[][] rows = new double[data.size()][];
         for (int i = 0; i < data.size(); i++) {
             JsonNode row = data.get(i);

@@ -62,7 +62,7 @@ final class ClusterLayout {
                 + "[web]\n\tbind to = 127.0.0.1:" + port + "\n"
                 + "[directories]\n\tcache = " + dir.resolve("cache") + "\n\tlib = " + dir.resolve("lib") + "\n"
                 + "[strata]\n\tsynthetic charts = " + charts + "\n\tsynthetic dimensions per chart = " + dimensions
-                + "\n");
+                + "\n[plugins]\n\tproc = no\n");
         String destination = parents.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(" "));
         Files.writeString(dir.resolve("stream.conf"), "[stream]\n\tenabled = yes\n"
                 + "\tdestination = " + destination + "\n"

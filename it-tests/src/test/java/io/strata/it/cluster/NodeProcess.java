@@ -23,11 +23,18 @@ final class NodeProcess implements AutoCloseable {
     final int port;
     private Process process;
     private int starts;
+    private String heap = "-Xmx256m";
 
     NodeProcess(String name, Path dir, int port) {
         this.name = name;
         this.dir = dir;
         this.port = port;
+    }
+
+    /** The maximum heap of the JVM, e.g. {@code -Xmx1g}. */
+    NodeProcess heap(String xmx) {
+        this.heap = xmx;
+        return this;
     }
 
     /** Starts the JVM and waits until its port accepts connections. */
@@ -41,7 +48,7 @@ final class NodeProcess implements AutoCloseable {
                 cmd.add(a);
             }
         }
-        cmd.add("-Xmx256m");
+        cmd.add(heap);
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-cp");

@@ -8,9 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * An active-active cluster of two parents (each forwards what it receives to the other) and two
@@ -43,7 +41,7 @@ class ParentKilledIT {
             c1.start();
             c2.start();
             for (NodeProcess p : List.of(a, b)) {
-                waitForHosts(p, List.of("child-1", "child-2"), Duration.ofSeconds(60));
+                ClusterChecks.waitForHosts(p, List.of("child-1", "child-2"), Duration.ofSeconds(60));
             }
             long t0 = System.currentTimeMillis() / 1000 + 3;
             Thread.sleep(5_000 + new SplittableRandom().nextInt(5_000));
@@ -68,7 +66,7 @@ class ParentKilledIT {
             long tb = System.currentTimeMillis() / 1000 - 3;
             for (NodeProcess c : children) {
                 for (String chart : ClusterApi.charts(c, c.name)) {
-                    same(c.name + " " + chart + " on parent-b while parent-a is down",
+                    ClusterChecks.same(c.name + " " + chart + " on parent-b while parent-a is down",
                             ClusterApi.perSecond(c, c.name, chart, t0, tb), ClusterApi.perSecond(b, c.name, chart, t0, tb));
                 }
             }
@@ -76,7 +74,8 @@ class ParentKilledIT {
             long t1 = System.currentTimeMillis() / 1000 - 3;
             // the returning parent asks its peer for what it missed
             for (NodeProcess c : children) {
-                waitForCatchUp(a, c.name, t0, t1, Duration.ofSeconds(90));
+                ClusterChecks.waitForCatchUp(a, c.name, ClusterApi.charts(c, c.name).get(0), t0, t1,
+                        Duration.ofSeconds(90));
             }
             int compared = 0;
             for (NodeProcess c : children) {
@@ -84,87 +83,13 @@ class ParentKilledIT {
                     double[][] truth = ClusterApi.perSecond(c, c.name, chart, t0, t1);
                     double[][] onA = ClusterApi.perSecond(a, c.name, chart, t0, t1);
                     double[][] onB = ClusterApi.perSecond(b, c.name, chart, t0, t1);
-                    compared += same(c.name + " " + chart + " on parent-a", truth, onA);
-                    same(c.name + " " + chart + " on parent-b", truth, onB);
+                    compared += ClusterChecks.same(c.name + " " + chart + " on parent-a", truth, onA);
+                    ClusterChecks.same(c.name + " " + chart + " on parent-b", truth, onB);
                 }
             }
             System.out.println("[ParentKilledIT] compared " + compared + " values per parent over " + (t1 - t0)
                     + " s: none missing, none different");
             assertTrue(compared >= 2L * CHARTS * DIMENSIONS * (t1 - t0 - 2), "too few values compared: " + compared);
         }
-    }
-
-    private static void waitForHosts(NodeProcess p, List<String> hosts, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (ClusterApi.hosts(p).containsAll(hosts)) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        fail(p + " does not hold " + hosts + ": " + ClusterApi.hosts(p) + "\n" + p.tail(30));
-    }
-
-    /** Until the node has a value for every second of (from, until] of the host's first chart. */
-    private static void waitForCatchUp(NodeProcess p, String host, long from, long until, Duration timeout)
-            throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String missing = "";
-        while (System.nanoTime() < deadline) {
-            try {
-                String chart = ClusterApi.charts(p, host).get(0);
-                double[][] rows = ClusterApi.perSecond(p, host, chart, from, until);
-                int gaps = 0;
-                StringBuilder at = new StringBuilder();
-                for (double[] r : rows) {
-                    for (int j = 1; j < r.length; j++) {
-                        if (Double.isNaN(r[j])) {
-                            gaps++;
-                            at.append(' ').append((long) r[0]).append('/').append(j);
-                        }
-                    }
-                }
-                if (rows.length >= until - from && gaps == 0) {
-                    return;
-                }
-                missing = rows.length + " rows of " + (until - from) + " in (" + from + ", " + until + "], " + gaps
-                        + " empty values (time/column:" + at + ")";
-            } catch (Exception e) {
-                missing = e.toString();
-            }
-            Thread.sleep(500);
-        }
-        fail(p + " did not catch up with " + host + " (" + missing + ")\n" + p.tail(40));
-    }
-
-    /** Returns the values compared. */
-    private static int same(String what, double[][] truth, double[][] got) {
-        assertEquals(truth.length, got.length, what + ": rows");
-        int n = 0;
-        for (int i = 0; i < truth.length; i++) {
-            assertEquals(truth[i][0], got[i][0], what + ": time of row " + i);
-            assertEquals(truth[i].length, got[i].length, what + ": columns at " + (long) truth[i][0]);
-            for (int j = 1; j < truth[i].length; j++) {
-                double t = truth[i][j];
-                double g = got[i][j];
-                if (Double.isNaN(t) || Double.isNaN(g)) {
-                    StringBuilder around = new StringBuilder();
-                    for (int k = Math.max(0, i - 3); k < Math.min(truth.length, i + 4); k++) {
-                        around.append("\n  ").append((long) truth[k][0]).append(" child ").append(truth[k][j])
-                                .append(" parent ").append(got[k][j]);
-                    }
-                    System.out.println("[ParentKilledIT] " + what + around);
-                    fail(what + ": no value at " + (long) truth[i][0] + " column " + j + " (child " + t + ", parent "
-                            + g + ")");
-                }
-                double tol = Math.max(1e-9, Math.abs(t) * 1e-6);
-                if (Math.abs(t - g) > tol) {
-                    fail(what + ": at " + (long) truth[i][0] + " column " + j + " the child has " + t
-                            + " and the parent " + g);
-                }
-                n++;
-            }
-        }
-        return n;
     }
 }

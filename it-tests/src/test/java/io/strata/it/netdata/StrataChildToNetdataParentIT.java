@@ -46,7 +46,9 @@ class StrataChildToNetdataParentIT {
             Files.writeString(conf.resolve("netdata.conf"), "[global]\n\thostname = strata-child\n"
                     + "[web]\n\tbind to = 127.0.0.1:0\n"
                     + "[directories]\n\tcache = " + conf.resolve("cache") + "\n\tlib = " + conf.resolve("lib") + "\n"
-                    + "[strata]\n\tsynthetic charts = " + CHARTS + "\n\tsynthetic dimensions per chart = 4\n");
+                    + "[strata]\n\tsynthetic charts = " + CHARTS + "\n\tsynthetic dimensions per chart = 4\n"
+                    // the machine's charts are compared with Netdata's in ProcChartsMatchNetdataIT
+                    + "[plugins]\n\tproc = no\n");
             Files.writeString(conf.resolve("stream.conf"), "[stream]\n\tenabled = yes\n"
                     + "\tdestination = 127.0.0.1:" + parent.webPort() + "\n"
                     + "\tapi key = " + RealNetdata.API_KEY + "\n"

@@ -96,12 +96,41 @@ public final class StrataNode implements Closeable {
                 node.listening.add(node.server.bind(a));
             }
             node.housekeeping.scheduleWithFixedDelay(node::syncMetadata, 1, 1, TimeUnit.SECONDS);
+            node.housekeeping.scheduleWithFixedDelay(node::logReplicationProgress, PROGRESS_SECONDS, PROGRESS_SECONDS,
+                    TimeUnit.SECONDS);
             LOG.info("node '{}' ({}) started: {}{}", config.hostname(), guid,
                     config.isParent() ? "parent" : "", config.isChild() ? " child" : "");
             return node;
         } catch (IOException | RuntimeException e) {
             node.close();
             throw e;
+        }
+    }
+
+    private static final int PROGRESS_SECONDS = 10;
+    private long replayedAtLastReport;
+    private long replayStartedNanos;
+    private long replayedSinceStart;
+
+    /** While gaps are being filled: how many samples came in by replication, and how fast. */
+    private void logReplicationProgress() {
+        long replayed = stats.samplesReplayed.sum();
+        long delta = replayed - replayedAtLastReport;
+        replayedAtLastReport = replayed;
+        if (delta > 0) {
+            if (replayStartedNanos == 0) {
+                replayStartedNanos = System.nanoTime() - TimeUnit.SECONDS.toNanos(PROGRESS_SECONDS);
+                replayedSinceStart = 0;
+            }
+            replayedSinceStart += delta;
+            LOG.info("replication: {} samples replayed in the last {} s ({} samples/s); {} streams received, {} hosts"
+                    + " forwarded", delta, PROGRESS_SECONDS, delta / PROGRESS_SECONDS, server.receivers().registry()
+                    .connected(), forwarding.status().size());
+        } else if (replayStartedNanos != 0) {
+            double seconds = (System.nanoTime() - replayStartedNanos) / 1e9 - PROGRESS_SECONDS;
+            LOG.info("replication: caught up; {} samples replayed in about {} s", replayedSinceStart,
+                    Math.max(1, Math.round(seconds)));
+            replayStartedNanos = 0;
         }
     }
 

@@ -95,7 +95,6 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
         AtomicIntegerArray flags = new AtomicIntegerArray(max);
         streaming = flags;
         caps = capabilities;
-        session = s;
         long now = System.currentTimeMillis() / 1000;
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
         stream.writeHostPreamble(out, capabilities);
@@ -114,6 +113,22 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             }
         }
         s.write(out);
+        // only now: a chart defined meanwhile is sent by the next pass, never twice
+        session = s;
+    }
+
+    /** Marks a chart's live data as flowing on the current connection (its array grows with new charts). */
+    private synchronized void streamingStarts(int chartId) {
+        AtomicIntegerArray flags = streaming;
+        if (chartId >= flags.length()) {
+            AtomicIntegerArray grown = new AtomicIntegerArray(Math.max(chartId + 1, flags.length() * 2));
+            for (int i = 0; i < flags.length(); i++) {
+                grown.set(i, flags.get(i));
+            }
+            streaming = grown;
+            flags = grown;
+        }
+        flags.set(chartId, 1);
     }
 
     @Override
@@ -169,10 +184,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             boolean streams = stream.writeReplayAnswer(out, chart.chartId(), start, after, before,
                     System.currentTimeMillis() / 1000, charts);
             if (s.write(out) && streams) {
-                AtomicIntegerArray flags = streaming;
-                if (chart.chartId() < flags.length()) {
-                    flags.set(chart.chartId(), 1);
-                }
+                streamingStarts(chart.chartId());
             }
         } catch (IOException e) {
             out.release();
@@ -193,10 +205,24 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
         if (s == null || !s.isOpen()) {
             return;
         }
-        AtomicIntegerArray flags = streaming;
         ByteBuf out = null;
         for (LocalCharts.Chart c : pass) {
-            if (c.chartId() >= flags.length() || flags.get(c.chartId()) == 0 || !stream.isDefined(c.chartId())) {
+            if (!stream.isDefined(c.chartId())) {
+                // a chart that appeared after the connection (a new disk, a new meter): define it
+                // now; with replication the parent asks for its history and then it streams
+                if (!sendCharts.matches(c.id())) {
+                    continue;
+                }
+                if (out == null) {
+                    out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
+                }
+                stream.writeChartDefinition(out, c.chartId(), caps, System.currentTimeMillis() / 1000);
+                if (!Capabilities.has(caps, Capabilities.REPLICATION)) {
+                    streamingStarts(c.chartId());
+                }
+            }
+            AtomicIntegerArray flags = streaming;
+            if (c.chartId() >= flags.length() || flags.get(c.chartId()) == 0) {
                 continue;
             }
             if (out == null) {

@@ -372,8 +372,14 @@ public final class StreamSender implements AutoCloseable {
         }
         if (!outcome.accepted()) {
             ch.close();
-            log.error("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
-                    outcome.postponeSeconds());
+            if (outcome.reason().startsWith(io.strata.streaming.handshake.HandshakeReplies.Kind.ALREADY_STREAMING.name())) {
+                // normal in a cluster: the parent already has this host, from the host itself or a peer
+                log.info("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
+                        outcome.postponeSeconds());
+            } else {
+                log.error("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
+                        outcome.postponeSeconds());
+            }
             destinations.postpone(d, outcome.postponeSeconds(), outcome.reason());
             return null;
         }

@@ -1,0 +1,82 @@
+package io.strata.it.cluster;
+
+import io.strata.it.netdata.RealNetdata;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A real Netdata 1.37.1 child whose destination list holds the two Strata parents of a cluster.
+ * The first parent is killed with SIGKILL; the child moves to the second; the first comes back
+ * and is filled from its peer; both parents then answer the child's own values for every second.
+ */
+class NetdataChildFailsOverBetweenStrataParentsIT {
+
+    @Test
+    void realChildMovesToTheSecondParentAndTheFirstIsFilledWhenItReturns() throws Exception {
+        RealNetdata.assumeInstalled();
+        Path tmp = ClusterLayout.runDirectory("NetdataChildFailsOverIT");
+        int pa = ClusterLayout.freePort();
+        int pb = ClusterLayout.freePort();
+        NodeProcess a = ClusterLayout.parent(tmp, "parent-a", pa, List.of(pb));
+        NodeProcess b = ClusterLayout.parent(tmp, "parent-b", pb, List.of(pa));
+        try (a; b; RealNetdata child = RealNetdata.child(tmp.resolve("ndchild"), "ndchild", RealNetdata.freePort(),
+                "127.0.0.1:" + pa + " 127.0.0.1:" + pb, true)) {
+            a.start();
+            b.start();
+            child.start(Duration.ofSeconds(120));
+            String childUrl = "http://127.0.0.1:" + child.webPort();
+            for (NodeProcess p : List.of(a, b)) {
+                ClusterChecks.waitForHosts(p, List.of("ndchild"), Duration.ofSeconds(90));
+            }
+            // the child's first seconds: its collectors start one by one
+            Thread.sleep(10_000);
+            long t0 = System.currentTimeMillis() / 1000;
+            Thread.sleep(5_000 + new SplittableRandom().nextInt(5_000));
+            a.kill9();
+            long killed = System.nanoTime();
+            boolean moved = false;
+            while (System.nanoTime() - killed < Duration.ofSeconds(60).toNanos()) {
+                String log = child.errorLog();
+                if (log.contains("127.0.0.1:" + pb) && log.lastIndexOf("established") > log.lastIndexOf(
+                        "127.0.0.1:" + pa)) {
+                    moved = true;
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            assertTrue(moved, "the real child did not move to parent-b:\n" + child.errorLog());
+            System.out.printf("[NetdataChildFailsOverIT] the real child streams to parent-b %.1f s after the kill of"
+                    + " parent-a (Netdata waits its reconnect delay, 2 s here)%n", (System.nanoTime() - killed) / 1e9);
+            Thread.sleep(15_000);
+            a.start();
+            long t1 = System.currentTimeMillis() / 1000 - 3;
+            ClusterChecks.waitForCatchUp(a, "ndchild", "system.cpu", t0, t1, Duration.ofSeconds(120));
+            ClusterChecks.waitForCatchUp(b, "ndchild", "system.cpu", t0, t1, Duration.ofSeconds(30));
+            int compared = 0;
+            int charts = 0;
+            for (String chart : ClusterApi.charts(childUrl, null, 1)) {
+                double[][] truth = ClusterApi.perSecond(childUrl, null, chart, t0, t1);
+                if (truth.length == 0 || Double.isNaN(truth[0][truth[0].length - 1])) {
+                    // a chart born inside the window (the child's query statistics start with our
+                    // first query): its very first point is not part of this promise
+                    continue;
+                }
+                double[][] onA = ClusterApi.perSecond(a.url(), "ndchild", chart, t0, t1);
+                double[][] onB = ClusterApi.perSecond(b.url(), "ndchild", chart, t0, t1);
+                compared += ClusterChecks.same("ndchild " + chart + " on parent-a", truth, onA, true);
+                ClusterChecks.same("ndchild " + chart + " on parent-b", truth, onB, true);
+                charts++;
+            }
+            System.out.println("[NetdataChildFailsOverIT] " + charts + " charts, " + compared + " values per parent over "
+                    + (t1 - t0) + " s: equal to the real child's own on both parents");
+            assertTrue(charts > 50 && compared > charts * (t1 - t0), "too little compared: " + charts + " charts, "
+                    + compared + " values");
+        }
+    }
+}
