@@ -101,14 +101,14 @@ public final class DemoCommand implements Callable<Integer> {
         out.println();
         for (DemoLayout.Node p : layout.parents()) {
             String url = cluster.url(p.name());
-            out.printf("  %-14s %-27s parent: stores every child, forwards to its peer%n", p.name(), url);
+            out.printf("  %-14s %-44s parent: stores every child, forwards to its peer%n", p.name(), url);
             for (DemoLayout.Node c : layout.children()) {
-                out.printf("  %-14s %-27s %s as stored on %s%n", "", url + "host/" + c.name() + "/", c.name(),
+                out.printf("  %-14s %-44s %s as stored on %s%n", "", url + "host/" + c.name() + "/", c.name(),
                         p.name());
             }
         }
         for (DemoLayout.Node c : layout.children()) {
-            out.printf("  %-14s %-27s child: collects this machine (/proc) every second%n", c.name(),
+            out.printf("  %-14s %-44s child: collects this machine (/proc) every second%n", c.name(),
                     cluster.url(c.name()));
         }
         out.println();
