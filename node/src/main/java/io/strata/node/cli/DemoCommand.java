@@ -85,6 +85,13 @@ public final class DemoCommand implements Callable<Integer> {
             }
         }, "strata-demo-shutdown"));
 
+        for (DemoLayout.Node n : layout.nodes()) {
+            if (cluster.port(n.name()) != n.port()) {
+                out.println("strata demo: " + n.name() + " listens on port " + cluster.port(n.name()) + " as "
+                        + n.netdataConf() + " says, not on " + n.port() + " of --base-port " + basePort
+                        + " (delete the node's *.conf, or use another --data, for new ports)");
+            }
+        }
         printUrls(out, cluster);
         if (cluster.awaitChildrenOnBothParents(Duration.ofSeconds(30))) {
             out.println("strata demo: both parents hold both children; Ctrl-C stops the cluster.");
