@@ -1,0 +1,74 @@
+#!/bin/sh
+# Starts a Strata node in a container. A netdata.conf mounted in /etc/strata is used as it is;
+# otherwise netdata.conf and stream.conf are written from the environment at every start (so that
+# changing the environment changes the node), into /var/lib/strata/config:
+#   STRATA_ROLE        parent | child (required)
+#   STRATA_HOSTNAME    the node's hostname (default: the container's)
+#   STRATA_API_KEY     the key children send and parents accept (a GUID)
+#   STRATA_PARENTS     child: its parents in failover order, e.g. "parent-a:19999 parent-b:19999"
+#   STRATA_PEERS       parent: where it forwards every host it receives (the other parents), may be empty
+#   STRATA_DISK_MB     tier 0 disk space in MB (default 256 for a parent, 64 for a child)
+#   STRATA_JAVA_OPTS   extra JVM options
+# Arguments run another strata command instead of the node, e.g. "db verify /var/lib/strata/cache/dbengine".
+set -eu
+
+jar=/opt/strata/strata-node.jar
+# the JVM flags of ./strata (Chronicle Bytes needs them on 17)
+flags="--add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
+  --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED
+  --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+  --add-opens=java.base/java.lang=ALL-UNNAMED --enable-native-access=ALL-UNNAMED
+  -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true"
+if [ "$#" -gt 0 ]; then
+  # shellcheck disable=SC2086 # the flags are words
+  exec java $flags ${STRATA_JAVA_OPTS:-} -jar "$jar" "$@"
+fi
+
+data="${STRATA_DATA:-/var/lib/strata}"
+if [ -f /etc/strata/netdata.conf ]; then
+  conf=/etc/strata
+else
+  conf="$data/config"
+  mkdir -p "$conf"
+  role="${STRATA_ROLE:?set STRATA_ROLE to parent or child, or mount a netdata.conf in /etc/strata}"
+  host="${STRATA_HOSTNAME:-$(hostname)}"
+  key="${STRATA_API_KEY:?set STRATA_API_KEY (a GUID shared by the children and the parents)}"
+  case "$role" in
+    parent) tiers=2; disk="${STRATA_DISK_MB:-256}" ;;
+    child)  tiers=1; disk="${STRATA_DISK_MB:-64}" ;;
+    *) echo "strata: STRATA_ROLE is '$role'; it must be parent or child" >&2; exit 2 ;;
+  esac
+  cat > "$conf/netdata.conf" <<CONF
+# written by the container's entrypoint from its environment
+[global]
+	hostname = $host
+[db]
+	mode = dbengine
+	storage tiers = $tiers
+	dbengine multihost disk space MB = $disk
+[web]
+	bind to = *:19999
+[directories]
+	cache = $data/cache
+	lib = $data/lib
+CONF
+  if [ "$role" = parent ]; then
+    {
+      printf '[stream]\n\tenabled = no\n\treconnect delay seconds = 1\n\n'
+      printf '[%s]\n\tenabled = yes\n\tallow from = *\n' "$key"
+      if [ -n "${STRATA_PEERS:-}" ]; then
+        printf '\tdefault proxy enabled = yes\n\tdefault proxy destination = %s\n\tdefault proxy api key = %s\n' \
+          "$STRATA_PEERS" "$key"
+      fi
+    } > "$conf/stream.conf"
+  else
+    parents="${STRATA_PARENTS:?a child needs STRATA_PARENTS, e.g. \"parent-a:19999 parent-b:19999\"}"
+    printf '[stream]\n\tenabled = yes\n\tdestination = %s\n\tapi key = %s\n\treconnect delay seconds = 1\n' \
+      "$parents" "$key" > "$conf/stream.conf"
+    printf '[plugins]\n\tproc = yes\n' >> "$conf/netdata.conf"
+  fi
+fi
+
+# exec: the JVM is PID 1 and gets docker stop's SIGTERM (it stops accepting, flushes and closes its files)
+# shellcheck disable=SC2086 # the flags are words
+exec java $flags ${STRATA_JAVA_OPTS:-} -jar "$jar" node --config "$conf"
