@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * A Strata node in its own JVM ({@code StrataMain node --config DIR}), as a user runs it: killable
  * with SIGKILL at any moment, its log in {@code DIR/node.log}.
  */
-final class NodeProcess implements AutoCloseable {
+final class NodeProcess implements AutoCloseable, ClusterApi.Fetcher {
 
     final String name;
     final Path dir;
@@ -24,6 +24,11 @@ final class NodeProcess implements AutoCloseable {
     private Process process;
     private int starts;
     private String heap = "-Xmx256m";
+    /** Set when the node runs inside a network namespace of a {@link NetnsLab}. */
+    private NetnsLab lab;
+    private String namespace;
+    private String address = "127.0.0.1";
+    private String clientNamespace;
 
     NodeProcess(String name, Path dir, int port) {
         this.name = name;
@@ -37,9 +42,32 @@ final class NodeProcess implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Runs the node inside {@code ns} (its address {@code address}); the test reaches its API from
+     * inside {@code clientNs}.
+     */
+    NodeProcess inNamespace(NetnsLab lab, String ns, String address, String clientNs) {
+        this.lab = lab;
+        this.namespace = ns;
+        this.address = address;
+        this.clientNamespace = clientNs;
+        return this;
+    }
+
+    @Override
+    public String fetch(String path) throws IOException, InterruptedException {
+        if (lab != null) {
+            return lab.get(clientNamespace, url() + path);
+        }
+        return ClusterApi.http(url()).fetch(path);
+    }
+
     /** Starts the JVM and waits until its port accepts connections. */
     NodeProcess start() throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
+        if (namespace != null) {
+            cmd.addAll(List.of("ip", "netns", "exec", namespace));
+        }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             // the module flags Chronicle needs, as the test JVM got them from the build
@@ -67,6 +95,14 @@ final class NodeProcess implements AutoCloseable {
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited with " + process.exitValue() + ": " + tail(40));
+            }
+            if (namespace != null) {
+                // the root namespace cannot (and must not) reach the test network: read the log
+                if (log().lastIndexOf("listening on") > log().lastIndexOf("---- start")) {
+                    return this;
+                }
+                Thread.sleep(100);
+                continue;
             }
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -130,7 +166,7 @@ final class NodeProcess implements AutoCloseable {
     }
 
     String url() {
-        return "http://127.0.0.1:" + port;
+        return "http://" + address + ":" + port;
     }
 
     @Override

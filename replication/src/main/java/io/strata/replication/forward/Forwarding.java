@@ -1,8 +1,6 @@
 package io.strata.replication.forward;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.strata.engine.StorageEngine;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.receiver.ReceivedStreamListener;
@@ -55,7 +53,7 @@ public final class Forwarding implements ReceivedStreamListener, Closeable {
     public Forwarding(StorageEngine engine, StreamConfig.SenderSettings template) {
         this.engine = engine;
         this.template = template;
-        this.group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        this.group = io.strata.streaming.server.Transports.group(1);
     }
 
     @Override

@@ -133,7 +133,7 @@ public final class StreamSender implements AutoCloseable {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.config = Objects.requireNonNull(config, "config");
         this.ownsGroup = group == null;
-        this.group = group != null ? group : new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        this.group = group != null ? group : io.strata.streaming.server.Transports.group(1);
         this.thread = new Thread(this::run, "stream-sender[" + hostName + "]");
         this.thread.setDaemon(true);
     }
@@ -289,11 +289,22 @@ public final class StreamSender implements AutoCloseable {
         log.info("STREAM {}: connecting to '{}' (port {})...", hostName, d, d.port());
         Bootstrap b = new Bootstrap()
                 .group(group)
-                .channel(NioSocketChannel.class)
+                .channel(io.strata.streaming.server.Transports.socketChannel(group))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
                 // one read of at most 8192 bytes, like the C recv() of the reply
                 .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_REPLY_BYTES))
                 .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    public void handlerAdded(io.netty.channel.ChannelHandlerContext ctx) throws Exception {
+                        if (io.strata.streaming.server.Transports.isEpoll(group)) {
+                            // unacknowledged data for longer than the timeout ends the connection: a
+                            // silent partition is noticed, and the next destination tried, in time
+                            ctx.channel().config().setOption(io.netty.channel.epoll.EpollChannelOption.TCP_USER_TIMEOUT,
+                                    (int) Math.min(Integer.MAX_VALUE, config.timeout().toMillis()));
+                        }
+                        super.handlerAdded(ctx);
+                    }
+
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (d.ssl()) {
