@@ -57,6 +57,9 @@ class StrataMeterRegistryTest {
                 registry.defineNow();
                 child.connect();
                 registry.startPublishing();
+                // a meter registered while connected: its chart goes to the parent on this connection
+                AtomicInteger late = new AtomicInteger(7);
+                Gauge.builder("late.gauge", late, AtomicInteger::get).register(registry);
                 long until = System.nanoTime() + Duration.ofSeconds(8).toNanos();
                 while (System.nanoTime() < until) {
                     orders.increment(1);
@@ -73,7 +76,7 @@ class StrataMeterRegistryTest {
                     charts.put(meta.chart(c).id(), c);
                 }
                 assertTrue(charts.keySet().containsAll(List.of("app.orders_placed_region_eu", "app.queue_size",
-                        "app.http_requests")), "charts on the parent: " + charts.keySet());
+                        "app.http_requests", "app.late_gauge")), "charts on the parent: " + charts.keySet());
 
                 ChartInfo counterChart = meta.chart(charts.get("app.orders_placed_region_eu"));
                 assertEquals("app.orders_placed", counterChart.context());
@@ -91,6 +94,9 @@ class StrataMeterRegistryTest {
                 for (double v : gauge) {
                     assertEquals(42.0, v, 1e-6);
                 }
+                List<Double> lateValues = values(engine, meta, charts.get("app.late_gauge"), "value", now - 4, now);
+                assertTrue(lateValues.size() >= 2 && lateValues.stream().allMatch(v -> Math.abs(v - 7.0) < 1e-6),
+                        "the late meter's points on the parent: " + lateValues);
                 // about 10 increments a second, counted per step of 1 s
                 List<Double> rate = values(engine, meta, charts.get("app.orders_placed_region_eu"), "count",
                         now - 5, now);
