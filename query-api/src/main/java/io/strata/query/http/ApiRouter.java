@@ -32,7 +32,7 @@ public final class ApiRouter {
      */
     public static ApiResponse route(ApiContext ctx, ApiServices services, String rawPath, String rawQuery,
                                     ByteBufAllocator alloc, String client, String selfUrl) throws IOException {
-        String path = decodePath(rawPath);
+        String path = collapseSlashes(decodePath(rawPath));
         if (path.equals(MetricsEndpoint.PATH)) {
             return MetricsEndpoint.scrape(ctx.meters(), alloc);
         }
@@ -88,6 +88,24 @@ public final class ApiRouter {
         } finally {
             req.context().meters().dataQuery(System.nanoTime() - start);
         }
+    }
+
+    /**
+     * Netdata splits the path on runs of {@code /}: the dashboard opened under {@code /host/X/}
+     * asks for {@code /host/X//api/v1/info}, which Netdata answers as {@code /host/X/api/v1/info}.
+     */
+    static String collapseSlashes(String path) {
+        if (!path.contains("//")) {
+            return path;
+        }
+        StringBuilder sb = new StringBuilder(path.length());
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c != '/' || sb.length() == 0 || sb.charAt(sb.length() - 1) != '/') {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 
     /** Percent-decodes a path (a {@code +} stays a plus); malformed escapes stay as written. */
