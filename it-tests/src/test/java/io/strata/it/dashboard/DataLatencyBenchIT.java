@@ -133,6 +133,15 @@ class DataLatencyBenchIT {
                 System.out.println("  " + path);
                 report("strata", strataRuns);
                 report("netdata", ndRuns);
+
+                // open loop, below saturation: what a client sees when the server is not the queue
+                double rate = Double.parseDouble(System.getProperty("strata.bench.rate", "1000"));
+                for (int r = 0; r < runs; r++) {
+                    System.out.println("paced 64 clients, " + rate + " req/s, strata:  "
+                            + PacedHttpLoad.run(strataPort, path, 64, rate, seconds));
+                    System.out.println("paced 64 clients, " + rate + " req/s, netdata: "
+                            + PacedHttpLoad.run(nd.webPort(), path, 64, rate, seconds));
+                }
                 String scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + strataPort + "/metrics")).GET().build(),
                         HttpResponse.BodyHandlers.ofString()).body();
