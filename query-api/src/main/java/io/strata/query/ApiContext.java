@@ -1,6 +1,8 @@
 package io.strata.query;
 
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.engine.StorageEngine;
+import io.strata.query.metrics.ApiMeters;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +24,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param webDirectory the static files, or null to serve none
  * @param executor     runs every request that touches the engine or the disk; a bounded pool,
  *                     since a rejected task is answered 503 rather than queued without limit
+ * @param meters       the API's meters, on the registry {@code /metrics} scrapes
  */
 public record ApiContext(StorageEngine engine, UUID machineGuid, String hostname, Path webDirectory, Clock clock,
-                         ExecutorService executor) implements AutoCloseable {
+                         ExecutorService executor, ApiMeters meters) implements AutoCloseable {
 
     /** Where Debian's {@code netdata-web} 1.37.1 puts the dashboard. */
     public static final Path NETDATA_WEB_DIRECTORY = Path.of("/usr/share/netdata/web");
@@ -35,6 +38,13 @@ public record ApiContext(StorageEngine engine, UUID machineGuid, String hostname
         Objects.requireNonNull(hostname, "hostname");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(meters, "meters");
+    }
+
+    /** A context whose meters are on a registry of their own. */
+    public ApiContext(StorageEngine engine, UUID machineGuid, String hostname, Path webDirectory, Clock clock,
+                      ExecutorService executor) {
+        this(engine, machineGuid, hostname, webDirectory, clock, executor, ApiMeters.standalone());
     }
 
     /**
@@ -42,8 +52,17 @@ public record ApiContext(StorageEngine engine, UUID machineGuid, String hostname
      * with room for 256 waiting requests. {@link #close()} shuts that pool down.
      */
     public static ApiContext create(StorageEngine engine, UUID machineGuid, String hostname, Path webDirectory) {
+        return create(engine, machineGuid, hostname, webDirectory, ApiMeters.standalone().registry());
+    }
+
+    /**
+     * {@link #create(StorageEngine, UUID, String, Path)} with the API's meters on {@code registry}
+     * (the node's, which {@code /metrics} then scrapes whole).
+     */
+    public static ApiContext create(StorageEngine engine, UUID machineGuid, String hostname, Path webDirectory,
+                                    PrometheusMeterRegistry registry) {
         return new ApiContext(engine, machineGuid, hostname, webDirectory, Clock.systemUTC(),
-                defaultExecutor(Math.min(2, Runtime.getRuntime().availableProcessors())));
+                defaultExecutor(Math.min(2, Runtime.getRuntime().availableProcessors())), new ApiMeters(registry));
     }
 
     /** {@link #create(StorageEngine, UUID, String, Path)} with the dashboard where Debian installs it, if it does. */

@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.strata.query.http.ApiRequestHandler;
 import io.strata.query.http.ApiServices;
+import io.strata.query.metrics.HttpByteCounter;
 
 /**
  * Installs Netdata's {@code /api/v1} (and the dashboard's static files) on a channel pipeline.
@@ -28,10 +29,11 @@ public final class ApiHttpHandlers {
     }
 
     /**
-     * Adds, at the end of {@code p}: the HTTP codec, an aggregator of small requests, gzip
+     * Adds, at the end of {@code p}: a counter of the connection's bytes, the HTTP codec, an aggregator of small requests, gzip
      * compression of answers for clients that accept it (as Netdata), and the API handler.
      */
     public static void install(ChannelPipeline p, ApiContext ctx) {
+        p.addLast("strata-http-bytes", ApiServices.of(ctx).byteCounter());
         p.addLast("strata-http-codec", new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADER_BYTES, 8192));
         p.addLast("strata-http-aggregator", new HttpObjectAggregator(MAX_CONTENT_BYTES));
         p.addLast("strata-http-gzip", new HttpContentCompressor(StandardCompressionOptions.gzip()));

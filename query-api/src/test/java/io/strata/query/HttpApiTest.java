@@ -104,6 +104,11 @@ class HttpApiTest {
         assertTrue(byGuid.body().contains("\"uid\": \"" + RecordedParent.CHILD + "\""));
         HttpResponse<String> own = server.get("/api/v1/info");
         assertTrue(own.body().contains("\"uid\": \"" + RecordedParent.PARENT + "\""));
+        // the dashboard opened under /host/X/ joins its base and "/api/v1/..." with a double slash
+        HttpResponse<String> doubled = server.get("/host/ndq-child//api/v1/info");
+        assertEquals(200, doubled.statusCode());
+        assertTrue(doubled.body().contains("\"uid\": \"" + RecordedParent.CHILD + "\""));
+        assertEquals(200, server.get("//api/v1//alarms?active").statusCode());
     }
 
     @Test
@@ -223,5 +228,14 @@ class HttpApiTest {
         assertEquals(GoldenAssert.fieldNames(Vectors.json("registry-hello")), GoldenAssert.fieldNames(hello));
         assertEquals(RecordedParent.PARENT.toString(), hello.get("machine_guid").asText());
         assertTrue(hello.get("registry").asText().startsWith("http://127.0.0.1:"));
+        // the dashboard then registers its visit there: Netdata without a registry says "disabled"
+        HttpResponse<String> access = server.get("/api/v1/registry?action=access&machine=" + RecordedParent.PARENT
+                + "&name=ndq-parent&url=http:%2F%2F127.0.0.1%2F");
+        assertEquals(200, access.statusCode());
+        var accessJson = Vectors.JSON.readTree(access.body());
+        assertEquals("access", accessJson.get("action").asText());
+        assertEquals("disabled", accessJson.get("status").asText());
+        assertEquals(RecordedParent.PARENT.toString(), accessJson.get("machine_guid").asText());
+        assertEquals(400, server.get("/api/v1/registry?action=nonsense").statusCode());
     }
 }

@@ -1,5 +1,7 @@
 package io.strata.node.runtime;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.node.config.NodeConfig;
@@ -46,9 +48,11 @@ public final class StrataNode implements Closeable {
     private final ScheduledExecutorService housekeeping;
     private final List<Closeable> roles = new ArrayList<>();
     private final io.strata.replication.forward.Forwarding forwarding;
+    private final PrometheusMeterRegistry meters;
+    private final NodeMeters nodeMeters;
 
     private StrataNode(NodeConfig config, StorageEngine engine, UUID machineGuid, HttpPipelineInstaller http,
-                       io.netty.handler.ssl.SslContext tls) {
+                       io.netty.handler.ssl.SslContext tls, PrometheusMeterRegistry meters) {
         this.config = config;
         this.engine = engine;
         this.machineGuid = machineGuid;
@@ -60,6 +64,8 @@ public final class StrataNode implements Closeable {
         this.forwarding = new io.strata.replication.forward.Forwarding(engine, config.stream().sender());
         rc = rc.withListener(forwarding);
         this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        this.meters = meters;
+        this.nodeMeters = new NodeMeters(meters, stats, rc.registry(), engine);
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "strata-housekeeping");
             t.setDaemon(true);
@@ -80,14 +86,16 @@ public final class StrataNode implements Closeable {
         io.netty.handler.ssl.SslContext tls = config.sslCertificate() == null ? null
                 : io.strata.streaming.server.TlsContexts.server(config.sslCertificate(), config.sslKey());
         StorageEngine engine = StorageEngine.open(ec);
+        PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         io.strata.query.ApiContext api = null;
         if (http == null) {
             // the node's own query API on the same port (Netdata's dashboard from /usr/share/netdata/web)
-            io.strata.query.ApiContext ctx = io.strata.query.ApiContext.create(engine, guid, config.hostname());
+            io.strata.query.ApiContext ctx = io.strata.query.ApiContext.create(engine, guid, config.hostname(),
+                    io.strata.query.ApiContext.defaultWebDirectory(), meters);
             api = ctx;
             http = p -> io.strata.query.ApiHttpHandlers.install(p, ctx);
         }
-        StrataNode node = new StrataNode(config, engine, guid, http, tls);
+        StrataNode node = new StrataNode(config, engine, guid, http, tls, meters);
         if (api != null) {
             node.roles.add(api::close);
         }
@@ -98,6 +106,7 @@ public final class StrataNode implements Closeable {
             node.housekeeping.scheduleWithFixedDelay(node::syncMetadata, 1, 1, TimeUnit.SECONDS);
             node.housekeeping.scheduleWithFixedDelay(node::logReplicationProgress, PROGRESS_SECONDS, PROGRESS_SECONDS,
                     TimeUnit.SECONDS);
+            node.housekeeping.scheduleAtFixedRate(node.nodeMeters::sample, 1, 1, TimeUnit.SECONDS);
             LOG.info("node '{}' ({}) started: {}{}", config.hostname(), guid,
                     config.isParent() ? "parent" : "", config.isChild() ? " child" : "");
             return node;
@@ -169,6 +178,11 @@ public final class StrataNode implements Closeable {
 
     public ReceiverRegistry receivers() {
         return server.receivers().registry();
+    }
+
+    /** The node's meters (streams, engine, query API): what {@code /metrics} scrapes. */
+    public PrometheusMeterRegistry meters() {
+        return meters;
     }
 
     /** The bound addresses, in the order of {@code [web] bind to}. */

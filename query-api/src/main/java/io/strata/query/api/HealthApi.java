@@ -42,8 +42,19 @@ public final class HealthApi {
 
     public static ApiResponse registry(ApiRequest req) {
         String action = req.query().get("action");
+        if ("access".equals(action) || "delete".equals(action) || "search".equals(action)
+                || "switch".equals(action)) {
+            // Netdata with its registry disabled: 200 and status "disabled" (the dashboard calls
+            // access on the registry that hello named, this server, and then carries on)
+            Out o = new Out(256);
+            o.a("{\n\t\"action\": \"").a(action).a("\",\n\t\"status\": \"disabled\",\n\t\"hostname\": ")
+                    .jsonString(req.catalog().local().hostname())
+                    .a(",\n\t\"machine_guid\": \"").a(req.catalog().local().guid().toString())
+                    .a("\",\n\t\"registry\": ").jsonString(req.selfUrl() != null ? req.selfUrl() : "")
+                    .a("\n}\n");
+            return ApiResponse.ok(ContentTypes.JSON, o.toByteBuf(), ApiResponse.Caching.NO_CACHE);
+        }
         if (!"hello".equals(action)) {
-            // Netdata answers registry actions only with a registry enabled; this server has none
             throw new ApiError(HttpResponseStatus.BAD_REQUEST, "Invalid registry request - this registry is disabled.");
         }
         Out o = new Out(256);

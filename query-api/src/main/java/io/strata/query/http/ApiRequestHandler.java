@@ -150,6 +150,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             r.body().release();
             return;
         }
+        context.meters().answered(r.status().code());
         FullHttpResponse resp = toHttp(p, r, System.currentTimeMillis());
         boolean close = forceClose || !p.keepAlive;
         if (close) {

@@ -11,12 +11,14 @@ import io.strata.query.api.InfoApi;
 import io.strata.query.api.StaticFiles;
 import io.strata.query.catalog.Catalog;
 import io.strata.query.catalog.HostView;
+import io.strata.query.metrics.MetricsEndpoint;
 
 import java.io.IOException;
 
 /**
  * Maps a URL to its endpoint as Netdata 1.37.1 does: {@code /api/v1/<command>}, the same under
- * {@code /host/<hostname or machine GUID>/}, anything else a static file. Answers unknown hosts,
+ * {@code /host/<hostname or machine GUID>/}, {@code /metrics} the node's own meters, anything else a
+ * static file. Answers unknown hosts,
  * API versions and commands with Netdata's statuses and texts.
  */
 public final class ApiRouter {
@@ -30,7 +32,10 @@ public final class ApiRouter {
      */
     public static ApiResponse route(ApiContext ctx, ApiServices services, String rawPath, String rawQuery,
                                     ByteBufAllocator alloc, String client, String selfUrl) throws IOException {
-        String path = decodePath(rawPath);
+        String path = collapseSlashes(decodePath(rawPath));
+        if (path.equals(MetricsEndpoint.PATH)) {
+            return MetricsEndpoint.scrape(ctx.meters(), alloc);
+        }
         Catalog catalog = services.catalog().get();
         HostView host = catalog.local();
         if (path.startsWith("/host/")) {
@@ -60,7 +65,7 @@ public final class ApiRouter {
 
     private static ApiResponse command(ApiRequest req, String command) throws IOException {
         return switch (command) {
-            case "data" -> DataApi.data(req);
+            case "data" -> timedData(req);
             case "charts" -> ChartsApi.charts(req);
             case "chart" -> ChartsApi.chart(req);
             case "info" -> InfoApi.info(req);
@@ -74,6 +79,33 @@ public final class ApiRouter {
             // Netdata's text, for commands it does not have and for those Strata does not serve yet
             default -> throw ApiError.notFound("Unsupported v1 API command: " + command);
         };
+    }
+
+    private static ApiResponse timedData(ApiRequest req) throws IOException {
+        long start = System.nanoTime();
+        try {
+            return DataApi.data(req);
+        } finally {
+            req.context().meters().dataQuery(System.nanoTime() - start);
+        }
+    }
+
+    /**
+     * Netdata splits the path on runs of {@code /}: the dashboard opened under {@code /host/X/}
+     * asks for {@code /host/X//api/v1/info}, which Netdata answers as {@code /host/X/api/v1/info}.
+     */
+    static String collapseSlashes(String path) {
+        if (!path.contains("//")) {
+            return path;
+        }
+        StringBuilder sb = new StringBuilder(path.length());
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c != '/' || sb.length() == 0 || sb.charAt(sb.length() - 1) != '/') {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 
     /** Percent-decodes a path (a {@code +} stays a plus); malformed escapes stay as written. */

@@ -2,6 +2,7 @@ package io.strata.query.http;
 
 import io.strata.query.ApiContext;
 import io.strata.query.catalog.CatalogCache;
+import io.strata.query.metrics.HttpByteCounter;
 
 import java.util.Collections;
 import java.util.Map;
@@ -9,8 +10,8 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * State shared by every connection of one {@link ApiContext}: the catalog snapshot and, per
- * Prometheus server, when it last scraped (its averages cover the time since). Kept beside the
+ * State shared by every connection of one {@link ApiContext}: the catalog snapshot, the byte
+ * counter of its connections and, per Prometheus server, when it last scraped (its averages cover the time since). Kept beside the
  * context, weakly, because the context is a plain record handed to each new connection.
  */
 public final class ApiServices {
@@ -21,10 +22,12 @@ public final class ApiServices {
 
     private final CatalogCache catalog;
     private final Map<String, Long> lastScrape = new ConcurrentHashMap<>();
+    private final HttpByteCounter byteCounter;
 
     private ApiServices(ApiContext ctx) {
         // nothing here may refer to ctx itself, or the weak key would never be released
         this.catalog = new CatalogCache(ctx.engine().metadata(), ctx.machineGuid(), ctx.hostname(), System::nanoTime);
+        this.byteCounter = new HttpByteCounter(ctx.meters());
     }
 
     public static ApiServices of(ApiContext ctx) {
@@ -33,6 +36,11 @@ public final class ApiServices {
 
     public CatalogCache catalog() {
         return catalog;
+    }
+
+    /** The byte counter every HTTP connection of the context shares. */
+    public HttpByteCounter byteCounter() {
+        return byteCounter;
     }
 
     /** Records that {@code server} scrapes at {@code now}; returns its previous scrape time, or 0. */

@@ -1,0 +1,171 @@
+package io.strata.node.runtime;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.cache.PageCache;
+import io.strata.streaming.receiver.ReceiverRegistry;
+import io.strata.streaming.receiver.ReceiverStats;
+
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The node's own meters (Micrometer), read from the counters the streaming receivers and the
+ * engine already keep: nothing is counted twice and nothing is added to the data path. The query
+ * API registers its own (data latency, HTTP bytes) on the same registry; {@code /metrics} scrapes
+ * them all.
+ *
+ * <p>Counters are Prometheus counters ({@code _total}); the per-second rate of received samples is
+ * also a gauge, updated by {@link #sample()} once a second, for readers without PromQL's
+ * {@code rate()}. Ratios are since the node started and NaN until there is something to divide.
+ *
+ * <p>Not here because nothing keeps them yet: replication lag (the receiver knows which charts
+ * are still replicating, not how far behind they are, and does not expose it), bytes the
+ * streaming sender wrote (counted per connection only), bytes the parent wrote to its children.
+ */
+public final class NodeMeters {
+
+    private final ReceiverStats stats;
+    private final ReceiverRegistry receivers;
+    private final LongSupplier nanoClock;
+    private final LongSupplier wallMillis;
+
+    private long lastSamples;
+    private long lastNanos;
+    private volatile double samplesPerSecond;
+
+    public NodeMeters(MeterRegistry registry, ReceiverStats stats, ReceiverRegistry receivers, StorageEngine engine) {
+        this(registry, stats, receivers, engine, System::nanoTime, System::currentTimeMillis);
+    }
+
+    /** @param nanoClock elapsed time between {@link #sample()}s; {@code wallMillis}: the receivers' clock */
+    NodeMeters(MeterRegistry registry, ReceiverStats stats, ReceiverRegistry receivers, StorageEngine engine,
+               LongSupplier nanoClock, LongSupplier wallMillis) {
+        this.stats = Objects.requireNonNull(stats, "stats");
+        this.receivers = Objects.requireNonNull(receivers, "receivers");
+        this.nanoClock = nanoClock;
+        this.wallMillis = wallMillis;
+        this.lastNanos = nanoClock.getAsLong();
+        this.lastSamples = samplesReceived(stats);
+        streamMeters(registry);
+        engineMeters(registry, engine);
+    }
+
+    private void streamMeters(MeterRegistry r) {
+        counter(r, "strata.stream.samples.received", "Samples received from children, live", "kind", "collected",
+                stats, s -> s.samplesCollected.sum());
+        counter(r, "strata.stream.samples.received", "Samples received from children, replayed", "kind", "replayed",
+                stats, s -> s.samplesReplayed.sum());
+        Gauge.builder("strata.stream.samples.received.rate", this, m -> m.samplesPerSecond)
+                .description("Samples received per second (live and replayed) over the last second")
+                .register(r);
+        Gauge.builder("strata.stream.children.connected", receivers, ReceiverRegistry::connected)
+                .description("Children streaming to this node now")
+                .register(r);
+        Gauge.builder("strata.stream.last.data.age.max", this, NodeMeters::oldestLastDataSeconds)
+                .description("Seconds since the quietest connected child last sent bytes (0 with none connected)")
+                .baseUnit("seconds")
+                .register(r);
+        FunctionCounter.builder("strata.stream.received", stats, s -> s.bytesReceived.sum())
+                .description("Bytes of streams read from children (after TLS and decompression)")
+                .baseUnit("bytes")
+                .register(r);
+        counter(r, "strata.stream.connections", "Stream connections accepted", "outcome", "accepted",
+                stats, s -> s.connectionsAccepted.sum());
+        counter(r, "strata.stream.connections", "Stream connections refused", "outcome", "refused",
+                stats, s -> s.connectionsRefused.sum());
+        FunctionCounter.builder("strata.stream.protocol.errors", stats, s -> s.protocolErrors.sum())
+                .description("Streams closed for a protocol error")
+                .register(r);
+    }
+
+    private static void engineMeters(MeterRegistry r, StorageEngine engine) {
+        PageCache cache = engine.cache();
+        Gauge.builder("strata.engine.cache.hit.ratio", cache, c -> ratio(c.pageHits(), c.pageMisses()))
+                .description("Clean decoded pages found in the page cache, of all looked up (hot pages are not looked up)")
+                .tag("cache", "page")
+                .register(r);
+        Gauge.builder("strata.engine.cache.hit.ratio", cache, c -> ratio(c.extentHits(), c.extentMisses()))
+                .description("Extents found in the extent cache, of all needed")
+                .tag("cache", "extent")
+                .register(r);
+        counter(r, "strata.engine.cache.lookups", "Page cache lookups", "cache", "page", "result", "hit",
+                cache, PageCache::pageHits);
+        counter(r, "strata.engine.cache.lookups", "Page cache lookups", "cache", "page", "result", "miss",
+                cache, PageCache::pageMisses);
+        counter(r, "strata.engine.cache.lookups", "Extent cache lookups", "cache", "extent", "result", "hit",
+                cache, PageCache::extentHits);
+        counter(r, "strata.engine.cache.lookups", "Extent cache lookups", "cache", "extent", "result", "miss",
+                cache, PageCache::extentMisses);
+        Gauge.builder("strata.engine.cache.size", cache, PageCache::pageBytes)
+                .description("Bytes held by the cache").baseUnit("bytes").tag("cache", "page").register(r);
+        Gauge.builder("strata.engine.cache.size", cache, PageCache::extentBytes)
+                .description("Bytes held by the cache").baseUnit("bytes").tag("cache", "extent").register(r);
+        FunctionCounter.builder("strata.engine.disk.read", cache, PageCache::bytesRead)
+                .description("Bytes of extents read from datafiles by queries").baseUnit("bytes").register(r);
+        Gauge.builder("strata.engine.flush.queue", engine, StorageEngine::pendingPages)
+                .description("Dirty pages waiting for the flusher").baseUnit("pages").register(r);
+        FunctionCounter.builder("strata.engine.pages.flushed", engine, StorageEngine::pagesFlushed)
+                .description("Pages written by the flusher").register(r);
+        FunctionCounter.builder("strata.engine.points.stored", engine, StorageEngine::pointsStored)
+                .description("Tier-0 points in pages sealed since open (points of hot pages not yet)").register(r);
+        FunctionCounter.builder("strata.engine.points.rejected", engine, StorageEngine::pointsRejected)
+                .description("Points refused: not after the metric's last point").register(r);
+        FunctionCounter.builder("strata.engine.read.errors", engine, StorageEngine::readErrors)
+                .description("Damaged extents or pages met by queries").register(r);
+        Gauge.builder("strata.engine.page.memory", engine, StorageEngine::pageMemoryBytes)
+                .description("Off-heap bytes of page memory").baseUnit("bytes").register(r);
+    }
+
+    private static <T> void counter(MeterRegistry r, String name, String description, String tag, String value,
+                                    T source, ToDoubleFunction<T> read) {
+        FunctionCounter.builder(name, source, read).description(description).tag(tag, value).register(r);
+    }
+
+    private static <T> void counter(MeterRegistry r, String name, String description, String tag1, String value1,
+                                    String tag2, String value2, T source, ToDoubleFunction<T> read) {
+        FunctionCounter.builder(name, source, read).description(description)
+                .tag(tag1, value1).tag(tag2, value2).register(r);
+    }
+
+    /**
+     * Updates the per-second rate of received samples from the counters' growth since the last
+     * call; the node calls it every second.
+     */
+    public synchronized void sample() {
+        long now = nanoClock.getAsLong();
+        long samples = samplesReceived(stats);
+        long elapsed = now - lastNanos;
+        if (elapsed > 0) {
+            samplesPerSecond = (samples - lastSamples) * 1e9 / elapsed;
+        }
+        lastNanos = now;
+        lastSamples = samples;
+    }
+
+    /** The rate {@link #sample()} computed last. */
+    public double samplesPerSecond() {
+        return samplesPerSecond;
+    }
+
+    private double oldestLastDataSeconds() {
+        long now = wallMillis.getAsLong();
+        long oldest = now;
+        for (ReceiverRegistry.Active a : receivers.snapshot().values()) {
+            oldest = Math.min(oldest, a.lastDataMillis());
+        }
+        return Math.max(0, now - oldest) / 1000.0;
+    }
+
+    private static long samplesReceived(ReceiverStats s) {
+        return s.samplesCollected.sum() + s.samplesReplayed.sum();
+    }
+
+    private static double ratio(long hits, long misses) {
+        long all = hits + misses;
+        return all == 0 ? Double.NaN : (double) hits / all;
+    }
+}
