@@ -59,6 +59,7 @@ public final class TierScanner {
         long damaged = 0;
         int[] pts = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         ExtentReader reader = new ExtentReader();
+        long[] uuid = new long[2];
         java.util.concurrent.ExecutorService io = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "strata-scan-read");
             t.setDaemon(true);
@@ -122,7 +123,11 @@ public final class TierScanner {
                             } else {
                                 entries = pd.type == DiskFormat.PAGE_TYPE_TIER0 ? reader.decodeTier0(p, pts)
                                         : reader.decodeTier1(p, pts);
-                                sink.page(pd.uuidMsb, pd.uuidLsb, pd.startTime, pd.updateEvery, entries, pts);
+                                if (!idx.datafileMetric(pd.metric, uuid)) {
+                                    // recovery left the page out: its metric is unknown
+                                    continue;
+                                }
+                                sink.page(uuid[0], uuid[1], pd.startTime, pd.updateEvery, entries, pts);
                             }
                             pages++;
                             points += entries;

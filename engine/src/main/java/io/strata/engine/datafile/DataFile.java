@@ -90,6 +90,23 @@ public final class DataFile implements Closeable {
         return sb;
     }
 
+    /**
+     * The version in the superblock of {@code path} when its magic is {@code magic} and its
+     * checksum holds; -1 otherwise (damaged, too short, not that kind of file).
+     */
+    public static int superblockVersion(FileIo io, Path path, long magic) throws IOException {
+        try (FileHandle h = io.open(path, FileIo.OpenMode.READ)) {
+            if (h.size() < 24) {
+                return -1;
+            }
+            ByteBuffer sb = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+            h.readFully(sb, 0);
+            CRC32C crc = new CRC32C();
+            crc.update(sb.array(), 0, 20);
+            return sb.getLong(0) == magic && (int) crc.getValue() == sb.getInt(20) ? sb.getInt(8) : -1;
+        }
+    }
+
     public static void checkSuperblock(FileHandle h, Path path, long magic, int version, int tier, int fileno,
                                        int size) throws IOException, CorruptionException {
         if (h.size() < size) {
