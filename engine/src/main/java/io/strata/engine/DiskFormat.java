@@ -80,9 +80,9 @@ public final class DiskFormat {
     public static final int JOURNAL_V2_HEADER_SIZE = 128;
     /** offset u64, length u32. */
     public static final int JOURNAL_V2_EXTENT_ENTRY_SIZE = 12;
-    /** uuid 16, first time u32, last time u32, pages u32, first block u32, datafile metric number u32. */
+    /** uuid 16, first time u32, last time u32, pages u32, list offset u32, datafile metric number u32. */
     public static final int JOURNAL_V2_METRIC_ENTRY_SIZE = 36;
-    /** start time u32, byte offset u32 of the block's first page in the page section. */
+    /** In a metric's page list, for its blocks after the first: start time u32, offset u32 of the block's first page. */
     public static final int JOURNAL_V2_BLOCK_ENTRY_SIZE = 8;
     /** Pages of a metric per block: lookups binary-search blocks, then decode at most a block before the range. */
     public static final int JOURNAL_V2_PAGES_PER_BLOCK = 64;

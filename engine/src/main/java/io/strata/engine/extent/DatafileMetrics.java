@@ -87,6 +87,11 @@ public final class DatafileMetrics {
         repeatFrom = 0;
     }
 
+    /** Numbers given by extents already written; an extent being built first uses those above. */
+    public int committedSize() {
+        return committed;
+    }
+
     /** Numbers given so far, committed or not. */
     public int size() {
         return count;

@@ -75,14 +75,27 @@ public final class ExtentTable {
 
     /** Writes the table at {@code out[at..]}; returns the position after it. */
     public int encode(byte[] out, int at) {
+        return encode(out, at, 0);
+    }
+
+    /**
+     * Writes the table at {@code out[at..]} with only the definitions of numbers at or above
+     * {@code minNumber} (journal v1 leaves out those an extent repeats); returns the position
+     * after it.
+     */
+    public int encode(byte[] out, int at, int minNumber) {
         int p = at;
+        int from = 0;
+        while (from < definitionCount && definitionNumber[from] < minNumber) {
+            from++;
+        }
         out[p++] = (byte) compression;
         p = putVarint(out, p, pageCount);
         p = putVarint(out, p, storedLength);
         p = putVarint(out, p, rawLength);
-        p = putVarint(out, p, definitionCount);
+        p = putVarint(out, p, definitionCount - from);
         int prevNumber = -1;
-        for (int i = 0; i < definitionCount; i++) {
+        for (int i = from; i < definitionCount; i++) {
             p = putVarint(out, p, definitionNumber[i] - prevNumber - 1);
             prevNumber = definitionNumber[i];
             putLong(out, p, definitionMsb[i]);

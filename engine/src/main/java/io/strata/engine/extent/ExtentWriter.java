@@ -39,6 +39,7 @@ public final class ExtentWriter {
     /** For {@link #build(List, int, int)}: extents that define every metric they use. */
     private final DatafileMetrics selfContained = new DatafileMetrics();
     private int tableLength;
+    private int firstNewNumber;
 
     /**
      * Encodes {@code pages[from, to)} into an extent that defines every metric it names, readable
@@ -60,6 +61,7 @@ public final class ExtentWriter {
             throw new IllegalArgumentException("an extent holds 1.." + DiskFormat.EXTENT_MAX_PAGES + " pages, got " + n);
         }
         int rawPos = 0;
+        firstNewNumber = metrics.committedSize();
         for (int i = 0; i < n; i++) {
             DirtyPage p = pages.get(from + i);
             if (p.type != DiskFormat.PAGE_TYPE_TIER0 && p.type != DiskFormat.PAGE_TYPE_TIER1) {
@@ -150,6 +152,14 @@ public final class ExtentWriter {
     /** Bytes of the last built extent's table (they start at {@link DiskFormat#EXTENT_PREFIX_SIZE}). */
     public int tableLength() {
         return tableLength;
+    }
+
+    /**
+     * The lowest metric number the last built extent used first: its table defines the numbers
+     * below (repeats of the previous extent's) and above; journal v1 keeps only these.
+     */
+    public int firstNewNumber() {
+        return firstNewNumber;
     }
 
     /** Uncompressed payload bytes of the last built extent. */

@@ -75,6 +75,18 @@ public final class JournalV1Writer implements Closeable {
         write(DiskFormat.JOURNAL_V1_TX_EXTENT_STORED, extentOffset, e.limit(), t);
     }
 
+    /**
+     * Appends the transaction of an extent of {@code extentLength} bytes stored at
+     * {@code extentOffset} whose table is {@code table}, keeping only the definitions of numbers
+     * at or above {@code minDefinition} (those the extent uses first; the others it repeats).
+     */
+    public void append(long extentOffset, int extentLength, ExtentTable table, int minDefinition) throws IOException {
+        ensure(DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + table.maxEncodedLength() + 4);
+        int end = table.encode(buf, DiskFormat.JOURNAL_V1_TX_HEADER_SIZE, minDefinition);
+        write(DiskFormat.JOURNAL_V1_TX_EXTENT_STORED, extentOffset, extentLength,
+                end - DiskFormat.JOURNAL_V1_TX_HEADER_SIZE);
+    }
+
     /** Appends a transaction that only defines metric numbers ({@code table} has no page). */
     public void appendDefinitions(ExtentTable table) throws IOException {
         ensure(DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + table.maxEncodedLength() + 4);

@@ -28,13 +28,12 @@ import java.util.zip.CRC32C;
  * +------------------+ extents_at = 128
  * | extents x 12 B   |  offset u64, length u32
  * +------------------+ metrics_at
- * | metrics x 36 B   |  uuid msb/lsb, first time, last time, pages, first block, datafile
+ * | metrics x 36 B   |  uuid msb/lsb, first time, last time, pages, list offset, datafile
  * |                  |  metric number (u32 each); sorted by uuid for binary search
- * +------------------+ blocks_at
- * | blocks x 8 B     |  per metric, one per 64 pages: start time u32 of its first page,
- * |                  |  offset u32 of its first page in the page section
  * +------------------+ pages_at
- * | pages, varints   |  per metric in time order, delta-coded; every block starts afresh
+ * | page lists       |  per metric: entries of its blocks of 64 pages after the first (start
+ * |                  |  u32, offset u32), then its pages in time order, varint- and delta-coded;
+ * |                  |  every block starts afresh
  * +------------------+ length - 4
  * | crc32c u32       |  of bytes 128 .. length-4
  * +------------------+
@@ -59,7 +58,6 @@ public final class JournalV2 implements PageIndex, Closeable {
     private final long datafileSize;
     private final long extentsAt;
     private final long metricsAt;
-    private final long blocksAt;
     private final long pagesAt;
     private final long pagesEnd;
     private final long points;
@@ -77,10 +75,9 @@ public final class JournalV2 implements PageIndex, Closeable {
         this.datafileSize = map.readLong(32);
         this.extentsAt = map.readLong(48);
         this.metricsAt = map.readLong(56);
-        this.blocksAt = map.readLong(64);
-        this.pagesAt = map.readLong(72);
-        this.pagesEnd = map.readLong(80) - 4;
-        this.points = map.readLong(88);
+        this.pagesAt = map.readLong(64);
+        this.pagesEnd = map.readLong(72) - 4;
+        this.points = map.readLong(80);
     }
 
     // ---- writing --------------------------------------------------------------------------
@@ -114,13 +111,14 @@ public final class JournalV2 implements PageIndex, Closeable {
 
         Growable pageBytes = new Growable();
         Growable metricBytes = new Growable();
-        Growable blockBytes = new Growable();
+        Growable codes = new Growable();
         int np = 0;
-        int nb = 0;
         long totalPoints = 0;
         long first = Long.MAX_VALUE;
         long last = 0;
         long[] byStart = new long[64];
+        int[] blockStart = new int[4];
+        int[] blockOffset = new int[4];
         for (int i = 0; i < nm; i++) {
             int k = order[i];
             int m = ms[k];
@@ -133,9 +131,14 @@ public final class JournalV2 implements PageIndex, Closeable {
                 byStart[n++] = (src.pageStart(p) << 31) | p;
             }
             java.util.Arrays.sort(byStart, 0, n);
+            int blocks = (n + DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK - 1) / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK;
+            if (blocks > blockStart.length) {
+                blockStart = new int[blocks * 2];
+                blockOffset = new int[blocks * 2];
+            }
+            codes.size = 0;
             long mf = Long.MAX_VALUE;
             long ml = 0;
-            int firstBlock = nb;
             long expected = 0;
             int prevExtent = 0;
             int prevEntries = -1;
@@ -149,23 +152,22 @@ public final class JournalV2 implements PageIndex, Closeable {
                 int type = src.pageType(p);
                 int extent = src.pageExtent(p);
                 if (j % DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK == 0) {
-                    blockBytes.putInt((int) start);
-                    blockBytes.putInt(pageBytes.size);
-                    nb++;
+                    blockStart[j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK] = (int) start;
+                    blockOffset[j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK] = codes.size;
                     expected = start;
                     prevExtent = 0;
                     prevEntries = -1;
                 }
                 boolean sameShape = entries == prevEntries && ue == prevUe && type == prevType;
                 boolean contiguous = start == expected;
-                pageBytes.put(src.pageSlot(p) | (sameShape ? SAME_SHAPE : 0) | (contiguous ? CONTIGUOUS : 0));
-                pageBytes.putVarint(ExtentTable.zigzag(extent - prevExtent));
+                codes.put(src.pageSlot(p) | (sameShape ? SAME_SHAPE : 0) | (contiguous ? CONTIGUOUS : 0));
+                codes.putVarint(ExtentTable.zigzag(extent - prevExtent));
                 if (!sameShape) {
-                    pageBytes.putVarint(entries);
-                    pageBytes.putVarint(((long) ue << 1) | type);
+                    codes.putVarint(entries);
+                    codes.putVarint(((long) ue << 1) | type);
                 }
                 if (!contiguous) {
-                    pageBytes.putVarint(ExtentTable.zigzag(start - expected));
+                    codes.putVarint(ExtentTable.zigzag(start - expected));
                 }
                 prevExtent = extent;
                 prevEntries = entries;
@@ -177,20 +179,30 @@ public final class JournalV2 implements PageIndex, Closeable {
                 totalPoints += entries;
             }
             np += n;
+            // the metric's list: its blocks after the first (the first starts at the metric's
+            // first time, right after them), then its pages
+            int list = pageBytes.size;
+            int codesAt = list + (blocks - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE;
+            for (int blk = 1; blk < blocks; blk++) {
+                pageBytes.putInt(blockStart[blk]);
+                pageBytes.putInt(codesAt + blockOffset[blk]);
+            }
+            pageBytes.ensure(codes.size);
+            System.arraycopy(codes.bytes, 0, pageBytes.bytes, pageBytes.size, codes.size);
+            pageBytes.size += codes.size;
             metricBytes.putLong(keys[2 * k]);
             metricBytes.putLong(keys[2 * k + 1]);
             metricBytes.putInt((int) mf);
             metricBytes.putInt((int) ml);
             metricBytes.putInt(n);
-            metricBytes.putInt(firstBlock);
+            metricBytes.putInt(list);
             metricBytes.putInt(src.datafileNumber(m));
             first = Math.min(first, mf);
             last = Math.max(last, ml);
         }
         long extentsAt = DiskFormat.JOURNAL_V2_HEADER_SIZE;
         long metricsAt = extentsAt + (long) ex * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE;
-        long blocksAt = metricsAt + (long) nm * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE;
-        long pagesAt = blocksAt + (long) nb * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE;
+        long pagesAt = metricsAt + (long) nm * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE;
         long length = pagesAt + pageBytes.size + 4;
         if (length > Integer.MAX_VALUE - 16) {
             throw new IOException("journal v2 of " + length + " bytes is too large");
@@ -202,7 +214,6 @@ public final class JournalV2 implements PageIndex, Closeable {
             b.putInt(at + 8, src.extentLength(e));
         }
         b.put((int) metricsAt, metricBytes.bytes, 0, metricBytes.size);
-        b.put((int) blocksAt, blockBytes.bytes, 0, blockBytes.size);
         b.put((int) pagesAt, pageBytes.bytes, 0, pageBytes.size);
         b.putLong(0, DiskFormat.JOURNAL_V2_MAGIC);
         b.putInt(8, DiskFormat.JOURNAL_V2_VERSION);
@@ -216,11 +227,9 @@ public final class JournalV2 implements PageIndex, Closeable {
         b.putInt(44, (int) last);
         b.putLong(48, extentsAt);
         b.putLong(56, metricsAt);
-        b.putLong(64, blocksAt);
-        b.putLong(72, pagesAt);
-        b.putLong(80, length);
-        b.putLong(88, totalPoints);
-        b.putInt(96, nb);
+        b.putLong(64, pagesAt);
+        b.putLong(72, length);
+        b.putLong(80, totalPoints);
         CRC32C crc = new CRC32C();
         crc.update(b.array(), 0, 124);
         b.putInt(124, (int) crc.getValue());
@@ -313,20 +322,17 @@ public final class JournalV2 implements PageIndex, Closeable {
                 throw new CorruptionException(f, 0, "journal v2 names version " + h.getInt(8) + " tier " + h.getInt(12)
                         + " file " + h.getInt(16));
             }
-            long length = h.getLong(80);
+            long length = h.getLong(72);
             int ex = h.getInt(20);
             int nm = h.getInt(24);
             int np = h.getInt(28);
-            int nb = h.getInt(96);
             long extentsAt = h.getLong(48);
             long metricsAt = h.getLong(56);
-            long blocksAt = h.getLong(64);
-            long pagesAt = h.getLong(72);
-            if (length != size || ex < 0 || nm < 0 || np < 0 || nb < 0
+            long pagesAt = h.getLong(64);
+            if (length != size || ex < 0 || nm < 0 || np < 0
                     || extentsAt != DiskFormat.JOURNAL_V2_HEADER_SIZE
                     || metricsAt != extentsAt + (long) ex * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE
-                    || blocksAt != metricsAt + (long) nm * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE
-                    || pagesAt != blocksAt + (long) nb * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE
+                    || pagesAt != metricsAt + (long) nm * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE
                     || pagesAt + 4 > length) {
                 throw new CorruptionException(f, 0, "journal v2 section sizes do not add up to its " + size + " bytes");
             }
@@ -383,18 +389,22 @@ public final class JournalV2 implements PageIndex, Closeable {
         }
         long mat = metricsAt + (long) m * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE;
         int n = map.readInt(mat + 24);
-        int firstBlock = map.readInt(mat + 28);
+        long list = pagesAt + Integer.toUnsignedLong(map.readInt(mat + 28));
+        if (n <= 0) {
+            return;
+        }
         int blocks = (n + DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK - 1) / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK;
-        if (n <= 0 || firstBlock < 0) {
+        if (list + (long) (blocks - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE > pagesEnd) {
             return;
         }
         // The last block starting at or before `after`: pages of earlier blocks end before it.
-        int lo = 0;
+        // Block 0 starts at the metric's first time; blocks 1.. have entries at the list's start.
+        int lo = 1;
         int hi = blocks - 1;
         int b = 0;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            long start = Integer.toUnsignedLong(map.readInt(blockAt(firstBlock + mid)));
+            long start = Integer.toUnsignedLong(map.readInt(list + (long) (mid - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE));
             if (start <= after) {
                 b = mid;
                 lo = mid + 1;
@@ -411,12 +421,15 @@ public final class JournalV2 implements PageIndex, Closeable {
         long[] cursor = new long[1];
         for (int j = b * DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK; j < n; j++) {
             if (j % DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK == 0) {
-                long bat = blockAt(firstBlock + j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK);
-                if (bat + DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE > pagesAt) {
-                    return;
+                int blk = j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK;
+                if (blk == 0) {
+                    expected = Integer.toUnsignedLong(map.readInt(mat + 16));
+                    pos = list + (long) (blocks - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE;
+                } else {
+                    long bat = list + (long) (blk - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE;
+                    expected = Integer.toUnsignedLong(map.readInt(bat));
+                    pos = pagesAt + Integer.toUnsignedLong(map.readInt(bat + 4));
                 }
-                expected = Integer.toUnsignedLong(map.readInt(bat));
-                pos = pagesAt + Integer.toUnsignedLong(map.readInt(bat + 4));
                 extent = 0;
             }
             if (pos >= pagesEnd) {
@@ -450,10 +463,6 @@ public final class JournalV2 implements PageIndex, Closeable {
             long eat = extentsAt + (long) extent * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE;
             v.page(map.readLong(eat), map.readInt(eat + 8), flags & SLOT_MASK, start, ue, entries, type);
         }
-    }
-
-    private long blockAt(int block) {
-        return blocksAt + (long) block * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE;
     }
 
     /** Reads a varint at {@code cursor[0]}, advancing it; past the page section it sets it to -1 and returns 0. */

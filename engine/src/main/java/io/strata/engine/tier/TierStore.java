@@ -356,7 +356,7 @@ public final class TierStore implements Closeable {
         current.metrics.commit();
         if (!journalBroken) {
             try {
-                journal.append(offset, ext);
+                journal.append(offset, len, w.table(), w.firstNewNumber());
                 if (cfg.fsync() == FsyncPolicy.PER_EXTENT) {
                     journal.sync();
                 }
