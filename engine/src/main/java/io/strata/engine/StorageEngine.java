@@ -240,6 +240,7 @@ public final class StorageEngine implements Closeable {
      * damaged extent is skipped (its points are absent) and counted in {@link #readErrors()}.
      */
     public long queryTier0(int metric, long after, long before, Tier0Consumer out) throws IOException {
+        sizeCache();
         long[] delivered = new long[1];
         reader.read(0, metric, after, before, after - 1, (TierReader.StorageNumberSink) (time, step, sn) -> {
             out.point(time, sn);

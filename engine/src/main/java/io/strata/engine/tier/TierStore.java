@@ -193,6 +193,7 @@ public final class TierStore implements Closeable {
                 report.add(p.toString(), e.offset(), e.problem(), "superblock rewritten (it holds only magic, "
                         + "version, tier and file number); extents are read from offset " + DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
             }
+            directReads(df);
             if (io.exists(v2)) {
                 try {
                     JournalV2 j2 = JournalV2.open(io, v2, tier, fileno, df.size());
@@ -279,6 +280,7 @@ public final class TierStore implements Closeable {
         enforceQuota();
         int fileno = nextFileno;
         DataFile df = DataFile.create(io, dir, tier, fileno);
+        directReads(df);
         JournalV1Writer j;
         try {
             j = JournalV1Writer.create(io, dir, tier, fileno);
@@ -300,6 +302,20 @@ public final class TierStore implements Closeable {
             lock.writeLock().unlock();
         }
         retention.grew(d, df.size() + j.size());
+    }
+
+    private boolean directReadsRefused;
+
+    /** Reads of {@code df} bypass the OS page cache when configured and allowed (logged once when not). */
+    private void directReads(DataFile df) {
+        if (!cfg.directReads() || directReadsRefused) {
+            return;
+        }
+        if (!df.useDirectReads(io)) {
+            directReadsRefused = true;
+            log.warn("tier {}: direct I/O (O_DIRECT) refused for {}; reads of this tier stay buffered", tier,
+                    df.path());
+        }
     }
 
     /** Deletes the oldest datafiles while over quota; a failure never stops the writer. */
