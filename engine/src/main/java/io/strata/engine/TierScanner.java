@@ -86,11 +86,18 @@ public final class TierScanner {
                         last++;
                         end = o + l;
                     }
+                    if (d.file.directReads()) {
+                        // O_DIRECT reads straight into the buffer when the run is block-aligned
+                        // (the file's tail excepted): widen it to whole blocks
+                        long size = d.file.size();
+                        start &= -(long) ALIGN;
+                        end = Math.min(size, (end + ALIGN - 1) & -(long) ALIGN);
+                    }
                     runs.add(new Run(d, e, last, start, (int) (end - start)));
                     e = last + 1;
                 }
             }
-            ByteBuffer[] bufs = {ByteBuffer.allocateDirect(READ_AHEAD), ByteBuffer.allocateDirect(READ_AHEAD)};
+            ByteBuffer[] bufs = {aligned(READ_AHEAD + 2 * ALIGN), aligned(READ_AHEAD + 2 * ALIGN)};
             java.util.concurrent.Future<ByteBuffer> next = runs.isEmpty() ? null : io.submit(read(runs.get(0), bufs, 0));
             for (int r = 0; r < runs.size(); r++) {
                 ByteBuffer buf;
@@ -146,12 +153,19 @@ public final class TierScanner {
         }
     }
 
+    /** Block alignment of direct reads: 4 KiB covers the block sizes of the usual file systems. */
+    static final int ALIGN = 4096;
+
+    private static ByteBuffer aligned(int capacity) {
+        return ByteBuffer.allocateDirect(capacity + ALIGN).alignedSlice(ALIGN);
+    }
+
     /** Reads a run into buffer {@code slot} (grown when a single extent is larger). */
     private static java.util.concurrent.Callable<ByteBuffer> read(Run run, ByteBuffer[] bufs, int slot) {
         return () -> {
             ByteBuffer b = bufs[slot];
             if (b.capacity() < run.length()) {
-                b = ByteBuffer.allocateDirect(run.length());
+                b = aligned(run.length());
             }
             b.clear().limit(run.length());
             run.file().file.read(b, run.start());

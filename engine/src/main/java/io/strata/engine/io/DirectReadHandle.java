@@ -82,6 +82,12 @@ final class DirectReadHandle implements FileHandle {
         if (want == 0) {
             return 0;
         }
+        if (dst.isDirect() && (position & (block - 1)) == 0 && (want & (block - 1)) == 0
+                && dst.alignmentOffset(dst.position(), block) == 0) {
+            // already aligned (a scan's runs): straight into the caller's buffer, no copy
+            int n = channel.read(dst, position);
+            return Math.max(n, 0);
+        }
         long start = position & -(long) block;
         long end = (position + want + block - 1) & -(long) block;
         int span = (int) (end - start);
