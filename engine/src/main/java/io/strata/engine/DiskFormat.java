@@ -12,7 +12,8 @@ public final class DiskFormat {
     // ---- datafile -------------------------------------------------------------------------
     /** "STRATADF" read as a little-endian long. */
     public static final long DATAFILE_MAGIC = 0x4644415441525453L;
-    public static final int DATAFILE_VERSION = 1;
+    /** 2: extents of version 2 (compact tables, metric numbers); version 1 files are not read. */
+    public static final int DATAFILE_VERSION = 2;
     /** The superblock; extents start right after it. */
     public static final int DATAFILE_SUPERBLOCK_SIZE = 4096;
     public static final String DATAFILE_PREFIX = "datafile-";
@@ -21,14 +22,31 @@ public final class DiskFormat {
     // ---- extent ---------------------------------------------------------------------------
     /** "SEXT". */
     public static final int EXTENT_MAGIC = 0x54584553;
-    public static final int EXTENT_VERSION = 1;
-    public static final int EXTENT_HEADER_SIZE = 16;
-    public static final int EXTENT_TRAILER_SIZE = 4;
+    public static final int EXTENT_VERSION = 2;
+    /**
+     * magic u32, version u8, compression u8, pages u16, stored length u32, table length u16,
+     * reserved u16; the table follows. Compression, pages and stored length repeat the table's,
+     * so that a scan knows an extent's length from these 16 bytes.
+     */
+    public static final int EXTENT_PREFIX_SIZE = 16;
+    /** The fixed part of an extent (version 1 called it the header). */
+    public static final int EXTENT_HEADER_SIZE = EXTENT_PREFIX_SIZE;
+    /** Each of the two checksums (table, payload). */
+    public static final int EXTENT_CRC_SIZE = 4;
+    /** Largest table the u16 length field can say. */
+    public static final int EXTENT_MAX_TABLE = 0xFFFF;
+    /** Bytes that always hold the prefix, the largest table and its checksum. */
+    public static final int EXTENT_MAX_HEADER = EXTENT_PREFIX_SIZE + EXTENT_MAX_TABLE + EXTENT_CRC_SIZE;
     public static final int EXTENT_MAX_PAGES = 64;
     public static final int COMPRESSION_NONE = 0;
     public static final int COMPRESSION_LZ4 = 1;
 
-    // ---- page descriptor (in extents and journal v1 transactions) --------------------------
+    // ---- pages ----------------------------------------------------------------------------
+    /**
+     * The size of a version-1 page descriptor. Version 2 descriptors are variable-length (see
+     * ExtentTable); kept only for code that still computes offsets of the old layout.
+     */
+    @Deprecated
     public static final int PAGE_DESCRIPTOR_SIZE = 32;
     /** Tier 0: 4-byte Netdata storage numbers. */
     public static final int PAGE_TYPE_TIER0 = 0;
@@ -43,22 +61,31 @@ public final class DiskFormat {
     // ---- journal v1 -----------------------------------------------------------------------
     /** "STRATAJ1". */
     public static final long JOURNAL_V1_MAGIC = 0x314A415441525453L;
-    public static final int JOURNAL_V1_VERSION = 1;
+    public static final int JOURNAL_V1_VERSION = 2;
     public static final int JOURNAL_V1_SUPERBLOCK_SIZE = 4096;
     /** "SJT1". */
     public static final int JOURNAL_V1_TX_MAGIC = 0x31544A53;
-    public static final int JOURNAL_V1_TX_HEADER_SIZE = 32;
+    /** magic u32, type u8, reserved u8, table length u16, sequence u32, extent offset u64, extent length u32. */
+    public static final int JOURNAL_V1_TX_HEADER_SIZE = 24;
+    /** An extent was appended; the table is the extent's. */
     public static final int JOURNAL_V1_TX_EXTENT_STORED = 1;
+    /** Metric definitions only (written by recovery for numbers no intact extent defines any more). */
+    public static final int JOURNAL_V1_TX_DEFINITIONS = 2;
     public static final String JOURNAL_V1_SUFFIX = ".njf";
 
     // ---- journal v2 -----------------------------------------------------------------------
     /** "STRATAJ2". */
     public static final long JOURNAL_V2_MAGIC = 0x324A415441525453L;
-    public static final int JOURNAL_V2_VERSION = 1;
+    public static final int JOURNAL_V2_VERSION = 2;
     public static final int JOURNAL_V2_HEADER_SIZE = 128;
-    public static final int JOURNAL_V2_EXTENT_ENTRY_SIZE = 16;
-    public static final int JOURNAL_V2_METRIC_ENTRY_SIZE = 32;
-    public static final int JOURNAL_V2_PAGE_ENTRY_SIZE = 20;
+    /** offset u64, length u32. */
+    public static final int JOURNAL_V2_EXTENT_ENTRY_SIZE = 12;
+    /** uuid 16, first time u32, last time u32, pages u32, list offset u32, datafile metric number u32. */
+    public static final int JOURNAL_V2_METRIC_ENTRY_SIZE = 36;
+    /** In a metric's page list, for its blocks after the first: start time u32, offset u32 of the block's first page. */
+    public static final int JOURNAL_V2_BLOCK_ENTRY_SIZE = 8;
+    /** Pages of a metric per block: lookups binary-search blocks, then decode at most a block before the range. */
+    public static final int JOURNAL_V2_PAGES_PER_BLOCK = 64;
     public static final String JOURNAL_V2_SUFFIX = ".njfv2";
 
     // ---- metadata log ---------------------------------------------------------------------

@@ -26,12 +26,15 @@ import java.util.function.LongSupplier;
  * @param quotaBytes       per tier, the disk quota of its datafiles and journals; 0 = no quota
  * @param maxAgeSeconds    per tier, the retention by age; 0 = none
  * @param tierDirs         per tier, where its files live; a null entry means {@code dir/tier<N>}
- * @param cacheBytes       bound of the clean-page and extent caches together; 0 sizes them from
- *                         the number of metrics ({@link #autoCacheBytes})
+ * @param cacheBytes       bound of the main cache: the clean-page and extent caches together with
+ *                         the dirty pages waiting for the disk; 0 sizes it from the number of
+ *                         metrics ({@link #autoCacheBytes})
+ * @param directReads      queries and scans read datafiles with O_DIRECT (bypassing the OS page
+ *                         cache) where the file system allows it; buffered reads otherwise
  */
 public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPolicy fsync, FileIo io, long seed,
                            int flushMaxAgeMillis, LongSupplier nanoClock, int tierGrouping, long[] quotaBytes,
-                           long[] maxAgeSeconds, Path[] tierDirs, long cacheBytes) {
+                           long[] maxAgeSeconds, Path[] tierDirs, long cacheBytes, boolean directReads) {
 
     public static final long MIN_DATAFILE_BYTES = 4L << 20;
     public static final long MAX_DATAFILE_BYTES = 512L << 20;
@@ -74,7 +77,7 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
     /** Defaults: 3 tiers (Netdata's), datafiles sized for a 1 GiB quota, fsync per datafile, real files. */
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, DEFAULT_TIERS, datafileSizeForQuota(1L << 30), FsyncPolicy.PER_DATAFILE,
-                FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null, 0);
+                FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null, 0, false);
     }
 
     /** DBENGINE's sizing: about 50 datafiles per tier quota, each 4 MiB to 512 MiB. */
@@ -84,37 +87,37 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
 
     public EngineConfig withIo(FileIo fileIo) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, fileIo, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
     }
 
     public EngineConfig withDatafileMaxBytes(long bytes) {
         return new EngineConfig(dir, tiers, bytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
     }
 
     public EngineConfig withFsync(FsyncPolicy policy) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, policy, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
     }
 
     public EngineConfig withFlushMaxAgeMillis(int millis) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, millis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
     }
 
     public EngineConfig withTiers(int n) {
         return new EngineConfig(dir, n, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
     }
 
     public EngineConfig withTierGrouping(int grouping) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                grouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
+                grouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
     }
 
     public EngineConfig withNanoClock(LongSupplier clock) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, clock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
     }
 
     /** Sets the disk quota of {@code tier} in bytes (0: none). */
@@ -122,7 +125,7 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         long[] q = quotaBytes.clone();
         q[tier] = bytes;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, q, maxAgeSeconds, tierDirs, cacheBytes);
+                tierGrouping, q, maxAgeSeconds, tierDirs, cacheBytes, directReads);
     }
 
     /** Sets the maximum age of the data of {@code tier} in seconds (0: none). */
@@ -130,7 +133,7 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         long[] a = maxAgeSeconds.clone();
         a[tier] = seconds;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, a, tierDirs, cacheBytes);
+                tierGrouping, quotaBytes, a, tierDirs, cacheBytes, directReads);
     }
 
     /** Puts the files of {@code tier} in {@code tierDir} (another disk) instead of {@code dir/tier<N>}. */
@@ -138,13 +141,19 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         Path[] d = tierDirs.clone();
         d[tier] = tierDir;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, d, cacheBytes);
+                tierGrouping, quotaBytes, maxAgeSeconds, d, cacheBytes, directReads);
     }
 
     /** Bounds the caches at {@code bytes} (0: sized from the number of metrics). */
     public EngineConfig withCacheBytes(long bytes) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, bytes);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, bytes, directReads);
+    }
+
+    /** Reads datafiles with O_DIRECT where the file system allows it ({@code false}: buffered reads). */
+    public EngineConfig withDirectReads(boolean direct) {
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, direct);
     }
 
     /**

@@ -54,6 +54,16 @@ final class Flusher implements Runnable {
     /** The newest point time written to any tier: the "now" of the maximum-age rule. */
     private long newestWritten;
     private volatile IOException lastError;
+    /** Estimated heap bytes of the dirty pages not yet written or dropped (sealed queue and batch). */
+    private final java.util.concurrent.atomic.AtomicLong dirtyBytes = new java.util.concurrent.atomic.AtomicLong();
+    /** The main cache's bound: above it, the oldest dirty pages are dropped (critical eviction). */
+    private volatile long dirtyLimit = Long.MAX_VALUE;
+    private volatile long pagesDropped;
+    private volatile long pointsDropped;
+    private long lastDropLogNanos;
+    private long droppedSinceLog;
+    /** Runs on every turn of the flusher: the engine re-sizes the clean caches around the dirty bytes. */
+    private volatile Runnable pressureListener = () -> { };
 
     /** An action that may fail with an I/O error. */
     @FunctionalInterface
@@ -83,8 +93,14 @@ final class Flusher implements Runnable {
         this.nanoClock = nanoClock;
     }
 
+    /** Heap bytes a dirty page holds: its encoding and the object around it. */
+    static long cost(DirtyPage p) {
+        return p.encoded.length + 112L;
+    }
+
     /** Called by collectors when a page is sealed; never blocks. */
     void accept(DirtyPage p) {
+        dirtyBytes.addAndGet(cost(p));
         dirtyByMetric[p.tier].compute(p.metricId, (k, old) -> {
             if (old == null) {
                 return new DirtyPage[]{p};
@@ -99,6 +115,29 @@ final class Flusher implements Runnable {
     /** Dirty pages of a metric in a tier not yet on disk, or null. */
     DirtyPage[] dirtyPages(int tier, int metric) {
         return dirtyByMetric[tier].get(metric);
+    }
+
+    /** Estimated bytes of the dirty pages waiting (queued, batched or being written). */
+    long dirtyBytes() {
+        return dirtyBytes.get();
+    }
+
+    /** Sets the bound above which the oldest dirty pages are dropped. */
+    void setDirtyLimit(long bytes) {
+        dirtyLimit = bytes;
+    }
+
+    void setPressureListener(Runnable listener) {
+        pressureListener = listener;
+    }
+
+    /** Dirty pages dropped since open because they passed the bound (the disk did not keep up). */
+    long pagesDropped() {
+        return pagesDropped;
+    }
+
+    long pointsDropped() {
+        return pointsDropped;
     }
 
     int pendingPages() {
@@ -169,6 +208,8 @@ final class Flusher implements Runnable {
                 Thread.currentThread().interrupt();
                 return;
             }
+            shedOverLimit();
+            pressureListener.run();
             if (!force && batch.size() < 64 && !aged()) {
                 continue;
             }
@@ -279,9 +320,58 @@ final class Flusher implements Runnable {
         }
     }
 
+    /**
+     * Critical eviction of dirty pages: when the pages waiting for the disk pass the main cache's
+     * bound (the disk is slower than collection, or failing), the oldest are dropped until they
+     * fit again, so that memory stays bounded and collection never waits for the disk. Their
+     * points are lost; counted, and logged at most every 10 s.
+     */
+    private void shedOverLimit() {
+        long limit = dirtyLimit;
+        if (dirtyBytes.get() <= limit || batch.isEmpty()) {
+            return;
+        }
+        batch.sort(Comparator.comparingLong(p -> p.sealedNanos));
+        int drop = 0;
+        long bytes = dirtyBytes.get();
+        long points = 0;
+        while (drop < batch.size() && bytes > limit) {
+            DirtyPage p = batch.get(drop);
+            bytes -= cost(p);
+            points += p.entries;
+            drop++;
+        }
+        DirtyPage oldest = batch.get(0);
+        DirtyPage newest = batch.get(drop - 1);
+        forget(0, drop);
+        batch.subList(0, drop).clear();
+        boolean first = pagesDropped == 0;
+        pagesDropped += drop;
+        pointsDropped += points;
+        droppedSinceLog += drop;
+        long now = nanoClock.getAsLong();
+        if (first || now - lastDropLogNanos >= 10_000_000_000L) {
+            log.warn("the disk does not keep up with collection{}: dropped {} dirty page(s) ({} since the last "
+                    + "message, {} in all, {} points), sealed from {} to {} s ago, to keep dirty pages within the "
+                    + "main cache's bound of {} bytes; collection goes on", lastError != null
+                    ? " (last write error: " + lastError.getMessage() + ")" : "", drop, droppedSinceLog, pagesDropped,
+                    pointsDropped, (now - oldest.sealedNanos) / 1_000_000_000L, (now - newest.sealedNanos) / 1_000_000_000L,
+                    limit);
+            lastDropLogNanos = now;
+            droppedSinceLog = 0;
+        }
+    }
+
     private void release(int from, int to) {
+        forget(from, to);
+        pagesFlushed += to - from;
+    }
+
+    /** Removes {@code batch[from, to)} from the pages readers see and from the dirty bytes. */
+    private void forget(int from, int to) {
         for (int k = from; k < to; k++) {
             DirtyPage p = batch.get(k);
+            dirtyBytes.addAndGet(-cost(p));
             dirtyByMetric[p.tier].computeIfPresent(p.metricId, (m, old) -> {
                 if (old.length == 1) {
                     return old[0] == p ? null : old;
@@ -296,7 +386,6 @@ final class Flusher implements Runnable {
                 return out;
             });
         }
-        pagesFlushed += to - from;
     }
 
     /** Drops the pages that could not be written (close after a failure); returns how many. */
@@ -307,6 +396,7 @@ final class Flusher implements Runnable {
         for (var m : dirtyByMetric) {
             m.clear();
         }
+        dirtyBytes.set(0);
         return n;
     }
 }

@@ -99,6 +99,8 @@ public final class StorageEngine implements Closeable {
                 return first;
             });
         }
+        flusher.setDirtyLimit(cfg.autoCacheBytes(registry.size()));
+        flusher.setPressureListener(this::sizeCache);
         this.flusherThread = new Thread(flusher, "strata-flusher");
         this.flusherThread.setDaemon(true);
     }
@@ -238,6 +240,7 @@ public final class StorageEngine implements Closeable {
      * damaged extent is skipped (its points are absent) and counted in {@link #readErrors()}.
      */
     public long queryTier0(int metric, long after, long before, Tier0Consumer out) throws IOException {
+        sizeCache();
         long[] delivered = new long[1];
         reader.read(0, metric, after, before, after - 1, (TierReader.StorageNumberSink) (time, step, sn) -> {
             out.point(time, sn);
@@ -271,14 +274,25 @@ public final class StorageEngine implements Closeable {
     }
 
     private volatile int cacheSizedFor = -1;
+    private volatile long cleanSizedFor = -1;
 
-    /** Memory is sized from the number of metrics: the cache bound follows the registry. */
+    /**
+     * Memory is sized from the number of metrics: the main cache's bound ({@link
+     * EngineConfig#autoCacheBytes}) follows the registry. It covers clean and dirty pages: the
+     * clean caches get what the dirty pages leave (critical eviction of clean pages when dirty
+     * pages grow), and the flusher drops the oldest dirty pages when they alone pass it. Called
+     * by queries and on every turn of the flusher; cheap when nothing changed.
+     */
     private void sizeCache() {
         int n = registry.size();
-        if (n != cacheSizedFor) {
+        long bound = cfg.autoCacheBytes(n);
+        long clean = Math.max(0, bound - flusher.dirtyBytes());
+        long was = cleanSizedFor;
+        if (n != cacheSizedFor || Math.abs(clean - was) > bound / 16 || (clean == 0 && was != 0)) {
             cacheSizedFor = n;
-            long b = cfg.autoCacheBytes(n);
-            cache.resize(b * 3 / 4, b / 4);
+            cleanSizedFor = clean;
+            flusher.setDirtyLimit(bound);
+            cache.resize(clean * 3 / 4, clean / 4);
         }
     }
 
@@ -308,6 +322,24 @@ public final class StorageEngine implements Closeable {
     /** Dirty pages waiting for the flusher. */
     public int pendingPages() {
         return flusher.pendingPages();
+    }
+
+    /** Estimated heap bytes of the dirty pages waiting for the flusher. */
+    public long dirtyBytes() {
+        return flusher.dirtyBytes();
+    }
+
+    /**
+     * Dirty pages dropped since open by critical eviction: they passed the main cache's bound
+     * because the disk did not keep up (or failed); their points are lost.
+     */
+    public long pagesDropped() {
+        return flusher.pagesDropped();
+    }
+
+    /** Points of the {@link #pagesDropped()} pages. */
+    public long pointsDropped() {
+        return flusher.pointsDropped();
     }
 
     /** Off-heap bytes of page memory (hot pages, retired and pooled blocks). */

@@ -59,6 +59,7 @@ public final class TierScanner {
         long damaged = 0;
         int[] pts = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         ExtentReader reader = new ExtentReader();
+        long[] uuid = new long[2];
         java.util.concurrent.ExecutorService io = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "strata-scan-read");
             t.setDaemon(true);
@@ -85,11 +86,18 @@ public final class TierScanner {
                         last++;
                         end = o + l;
                     }
+                    if (d.file.directReads()) {
+                        // O_DIRECT reads straight into the buffer when the run is block-aligned
+                        // (the file's tail excepted): widen it to whole blocks
+                        long size = d.file.size();
+                        start &= -(long) ALIGN;
+                        end = Math.min(size, (end + ALIGN - 1) & -(long) ALIGN);
+                    }
                     runs.add(new Run(d, e, last, start, (int) (end - start)));
                     e = last + 1;
                 }
             }
-            ByteBuffer[] bufs = {ByteBuffer.allocateDirect(READ_AHEAD), ByteBuffer.allocateDirect(READ_AHEAD)};
+            ByteBuffer[] bufs = {aligned(READ_AHEAD + 2 * ALIGN), aligned(READ_AHEAD + 2 * ALIGN)};
             java.util.concurrent.Future<ByteBuffer> next = runs.isEmpty() ? null : io.submit(read(runs.get(0), bufs, 0));
             for (int r = 0; r < runs.size(); r++) {
                 ByteBuffer buf;
@@ -122,7 +130,11 @@ public final class TierScanner {
                             } else {
                                 entries = pd.type == DiskFormat.PAGE_TYPE_TIER0 ? reader.decodeTier0(p, pts)
                                         : reader.decodeTier1(p, pts);
-                                sink.page(pd.uuidMsb, pd.uuidLsb, pd.startTime, pd.updateEvery, entries, pts);
+                                if (!idx.datafileMetric(pd.metric, uuid)) {
+                                    // recovery left the page out: its metric is unknown
+                                    continue;
+                                }
+                                sink.page(uuid[0], uuid[1], pd.startTime, pd.updateEvery, entries, pts);
                             }
                             pages++;
                             points += entries;
@@ -141,12 +153,19 @@ public final class TierScanner {
         }
     }
 
+    /** Block alignment of direct reads: 4 KiB covers the block sizes of the usual file systems. */
+    static final int ALIGN = 4096;
+
+    private static ByteBuffer aligned(int capacity) {
+        return ByteBuffer.allocateDirect(capacity + ALIGN).alignedSlice(ALIGN);
+    }
+
     /** Reads a run into buffer {@code slot} (grown when a single extent is larger). */
     private static java.util.concurrent.Callable<ByteBuffer> read(Run run, ByteBuffer[] bufs, int slot) {
         return () -> {
             ByteBuffer b = bufs[slot];
             if (b.capacity() < run.length()) {
-                b = ByteBuffer.allocateDirect(run.length());
+                b = aligned(run.length());
             }
             b.clear().limit(run.length());
             run.file().file.read(b, run.start());

@@ -23,6 +23,8 @@ public final class DataFile implements Closeable {
     private final int tier;
     private final int fileno;
     private final FileHandle handle;
+    /** Where reads go: an O_DIRECT handle when {@link #useDirectReads} succeeded, else {@link #handle}. */
+    private volatile FileHandle reads;
     private volatile long size;
 
     private DataFile(Path path, int tier, int fileno, FileHandle handle, long size) {
@@ -30,7 +32,29 @@ public final class DataFile implements Closeable {
         this.tier = tier;
         this.fileno = fileno;
         this.handle = handle;
+        this.reads = handle;
         this.size = size;
+    }
+
+    /**
+     * Reads (queries, scans, recovery) bypass the OS page cache from now on, through a second
+     * handle opened with O_DIRECT. Returns false, and keeps reading buffered, when the file
+     * system or platform refuses O_DIRECT. Writes stay buffered; Linux writes back the cached
+     * range before a direct read of it, so reads see every append.
+     */
+    public boolean useDirectReads(FileIo io) {
+        try {
+            FileHandle h = io.open(path, FileIo.OpenMode.READ_DIRECT);
+            reads = h;
+            return true;
+        } catch (UnsupportedOperationException | IOException e) {
+            return false;
+        }
+    }
+
+    /** Whether reads bypass the OS page cache. */
+    public boolean directReads() {
+        return reads != handle;
     }
 
     /** Creates a new datafile with its superblock, durable before it is used. */
@@ -90,6 +114,23 @@ public final class DataFile implements Closeable {
         return sb;
     }
 
+    /**
+     * The version in the superblock of {@code path} when its magic is {@code magic} and its
+     * checksum holds; -1 otherwise (damaged, too short, not that kind of file).
+     */
+    public static int superblockVersion(FileIo io, Path path, long magic) throws IOException {
+        try (FileHandle h = io.open(path, FileIo.OpenMode.READ)) {
+            if (h.size() < 24) {
+                return -1;
+            }
+            ByteBuffer sb = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+            h.readFully(sb, 0);
+            CRC32C crc = new CRC32C();
+            crc.update(sb.array(), 0, 20);
+            return sb.getLong(0) == magic && (int) crc.getValue() == sb.getInt(20) ? sb.getInt(8) : -1;
+        }
+    }
+
     public static void checkSuperblock(FileHandle h, Path path, long magic, int version, int tier, int fileno,
                                        int size) throws IOException, CorruptionException {
         if (h.size() < size) {
@@ -138,13 +179,13 @@ public final class DataFile implements Closeable {
     /** Reads {@code length} bytes at {@code offset} into a new little-endian buffer. */
     public ByteBuffer read(long offset, int length) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        handle.readFully(b, offset);
+        reads.readFully(b, offset);
         b.flip();
         return b;
     }
 
     public void read(ByteBuffer dst, long offset) throws IOException {
-        handle.readFully(dst, offset);
+        reads.readFully(dst, offset);
     }
 
     public void sync() throws IOException {
@@ -175,6 +216,15 @@ public final class DataFile implements Closeable {
 
     @Override
     public void close() throws IOException {
+        FileHandle r = reads;
+        if (r != handle) {
+            try {
+                r.close();
+            } catch (IOException e) {
+                handle.close();
+                throw e;
+            }
+        }
         handle.close();
     }
 }

@@ -32,12 +32,20 @@ public final class OpenPageIndex implements PageIndex {
     /** Indexed by metric id: first and last page of the metric here, -1 when none. */
     private int[] head = new int[0];
     private int[] tail = new int[0];
+    /** Indexed by metric id: its number in the datafile's metric table. */
+    private int[] numberOf = new int[0];
+    /** Indexed by datafile metric number: the metric id, -1 when unknown. */
+    private int[] metricOfNumber = new int[0];
 
     public OpenPageIndex(MetricRegistry registry) {
         this.registry = registry;
     }
 
-    /** Records an extent and its pages. Metrics unknown to the registry are registered. */
+    /**
+     * Records an extent and its pages. Metrics unknown to the registry are registered. Pages
+     * whose metric is not resolved ({@link PageDescriptor#resolved()}) are left out; the others
+     * keep their position in the extent.
+     */
     public synchronized void addExtent(long offset, int length, PageDescriptor[] descriptors, int count) {
         if (extents == extentOffset.length) {
             extentOffset = Arrays.copyOf(extentOffset, extents * 2);
@@ -52,6 +60,9 @@ public final class OpenPageIndex implements PageIndex {
         int p = pages;
         for (int i = 0; i < count; i++) {
             PageDescriptor d = descriptors[i];
+            if (!d.resolved()) {
+                continue;
+            }
             if (p == pageStart.length) {
                 growPages(p * 2);
             }
@@ -63,7 +74,15 @@ public final class OpenPageIndex implements PageIndex {
                 tail = Arrays.copyOf(tail, n);
                 Arrays.fill(head, old, n, -1);
                 Arrays.fill(tail, old, n, -1);
+                numberOf = Arrays.copyOf(numberOf, n);
             }
+            numberOf[metric] = d.metric;
+            if (d.metric >= metricOfNumber.length) {
+                int old = metricOfNumber.length;
+                metricOfNumber = Arrays.copyOf(metricOfNumber, Math.max(d.metric + 1, old * 2));
+                Arrays.fill(metricOfNumber, old, metricOfNumber.length, -1);
+            }
+            metricOfNumber[d.metric] = metric;
             pageExtent[p] = e;
             pageSlot[p] = (short) i;
             pageStart[p] = (int) d.startTime;
@@ -130,6 +149,22 @@ public final class OpenPageIndex implements PageIndex {
         }
     }
 
+    @Override
+    public synchronized boolean datafileMetric(int number, long[] uuid) {
+        if (number < 0 || number >= metricOfNumber.length || metricOfNumber[number] < 0) {
+            return false;
+        }
+        uuid[0] = registry.uuidMsb(metricOfNumber[number]);
+        uuid[1] = registry.uuidLsb(metricOfNumber[number]);
+        return true;
+    }
+
+    /** The number of metric {@code metric} (a registry id with pages here) in the datafile's metric table. */
+    public synchronized int datafileNumber(int metric) {
+        return numberOf[metric];
+    }
+
+    @Override
     public synchronized long extentOffset(int i) {
         return extentOffset[i];
     }
@@ -138,6 +173,7 @@ public final class OpenPageIndex implements PageIndex {
         return extentPages[i];
     }
 
+    @Override
     public synchronized int extentLength(int i) {
         return extentLength[i];
     }

@@ -26,6 +26,12 @@ public interface PageIndex {
 
     int extentCount();
 
+    /**
+     * The UUID of metric number {@code number} of the datafile's metric table into
+     * {@code uuid[0]} (msb) and {@code uuid[1]} (lsb); false when the index knows no such number.
+     */
+    boolean datafileMetric(int number, long[] uuid);
+
     /** Offset of extent {@code e} in the datafile; extents are numbered in file order. */
     long extentOffset(int e);
 

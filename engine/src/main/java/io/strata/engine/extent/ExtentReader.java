@@ -13,18 +13,19 @@ import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * Reads extents written by {@link ExtentWriter}: checks the header and the checksum, then
- * decompresses and decodes pages on demand. Every length read from disk is checked before use,
- * so a damaged extent yields a {@link CorruptionException}, never an out-of-bounds access.
- * Not thread-safe; one per reading thread.
+ * Reads extents written by {@link ExtentWriter}: checks the prefix, the table's checksum and
+ * fields, the payload's checksum, then decompresses and decodes pages on demand. Every length
+ * read from disk is checked before use, so a damaged extent yields a {@link CorruptionException},
+ * never an out-of-bounds access. Not thread-safe; one per reading thread.
  */
 public final class ExtentReader {
 
     private final LZ4SafeDecompressor lz4 = LZ4Factory.fastestInstance().safeDecompressor();
     private final CRC32C crc = new CRC32C();
+    private final ExtentTable table = new ExtentTable();
+    private byte[] tableBytes = new byte[4096];
     private byte[] raw = new byte[64 * 1024];
     private int[] pageOffsets = new int[DiskFormat.EXTENT_MAX_PAGES];
-    private final PageDescriptor[] descriptors = new PageDescriptor[DiskFormat.EXTENT_MAX_PAGES];
     private int pageCount;
     private boolean decompressed;
     private ByteBuffer current;
@@ -35,32 +36,69 @@ public final class ExtentReader {
     private String file;
     private long offset;
 
-    public ExtentReader() {
-        for (int i = 0; i < descriptors.length; i++) {
-            descriptors[i] = new PageDescriptor();
+    /**
+     * Reads the prefix and the table of the extent that starts at {@code b}'s position (the
+     * buffer must hold at least the prefix, the table and its checksum, see
+     * {@link DiskFormat#EXTENT_MAX_HEADER}) and checks them; returns the extent's total length.
+     * Afterwards {@link #table()} is the extent's table. Used by scans, which learn from it where
+     * the next extent starts.
+     */
+    public int readTable(ByteBuffer b, String file, long offset) throws CorruptionException {
+        ByteBuffer e = b.slice().order(ByteOrder.LITTLE_ENDIAN);
+        if (e.remaining() < DiskFormat.EXTENT_PREFIX_SIZE || e.getInt(0) != DiskFormat.EXTENT_MAGIC) {
+            throw new CorruptionException(file, offset, "no extent magic");
         }
+        if (e.get(4) != DiskFormat.EXTENT_VERSION) {
+            throw new CorruptionException(file, offset, "extent version " + e.get(4) + " unknown");
+        }
+        int t = Short.toUnsignedInt(e.getShort(12));
+        int tableEnd = DiskFormat.EXTENT_PREFIX_SIZE + t;
+        if (e.remaining() < tableEnd + DiskFormat.EXTENT_CRC_SIZE) {
+            throw new CorruptionException(file, offset, "extent table of " + t + " bytes runs past the "
+                    + e.remaining() + " bytes given");
+        }
+        crc.reset();
+        ByteBuffer forCrc = e.duplicate();
+        forCrc.position(0).limit(tableEnd);
+        crc.update(forCrc);
+        if ((int) crc.getValue() != e.getInt(tableEnd)) {
+            throw new CorruptionException(file, offset, "extent table checksum mismatch");
+        }
+        if (tableBytes.length < t) {
+            tableBytes = new byte[Math.max(t, tableBytes.length * 2)];
+        }
+        e.get(DiskFormat.EXTENT_PREFIX_SIZE, tableBytes, 0, t);
+        table.decode(tableBytes, 0, t, file, offset);
+        if (table.pageCount < 1) {
+            throw new CorruptionException(file, offset, "extent of no page");
+        }
+        if (e.get(5) != table.compression || Short.toUnsignedInt(e.getShort(6)) != table.pageCount
+                || e.getInt(8) != table.storedLength) {
+            throw new CorruptionException(file, offset, "extent header and table disagree");
+        }
+        return tableEnd + DiskFormat.EXTENT_CRC_SIZE + table.storedLength + DiskFormat.EXTENT_CRC_SIZE;
     }
 
     /**
-     * The total length of the extent whose first {@value DiskFormat#EXTENT_HEADER_SIZE} bytes are
-     * at {@code b[0..]}, or throws when the header is not an extent header.
+     * Decodes, without trusting its checksum, what is left of the table of a damaged extent at
+     * {@code b}'s position: definitions and page descriptors that still decode and look
+     * plausible ({@link ExtentTable#definitionsDecoded}, {@link ExtentTable#pagesDecoded}), to
+     * say what the extent held. Null when not even the prefix is there.
      */
-    public static int totalLength(ByteBuffer header, String file, long offset) throws CorruptionException {
-        ByteBuffer b = header.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        if (b.remaining() < DiskFormat.EXTENT_HEADER_SIZE || b.getInt(b.position()) != DiskFormat.EXTENT_MAGIC) {
-            throw new CorruptionException(file, offset, "no extent magic");
+    public static ExtentTable salvageTable(ByteBuffer b) {
+        ByteBuffer e = b.slice().order(ByteOrder.LITTLE_ENDIAN);
+        if (e.remaining() < DiskFormat.EXTENT_PREFIX_SIZE || e.getInt(0) != DiskFormat.EXTENT_MAGIC) {
+            return null;
         }
-        int p = b.position();
-        int pages = Short.toUnsignedInt(b.getShort(p + 6));
-        int stored = b.getInt(p + 8);
-        if (pages < 1 || pages > DiskFormat.EXTENT_MAX_PAGES) {
-            throw new CorruptionException(file, offset, "extent page count " + pages + " out of range");
+        if (e.remaining() < DiskFormat.EXTENT_PREFIX_SIZE) {
+            return null;
         }
-        if (stored < 0 || stored > 64 << 20) {
-            throw new CorruptionException(file, offset, "extent payload length " + stored + " out of range");
-        }
-        return DiskFormat.EXTENT_HEADER_SIZE + pages * DiskFormat.PAGE_DESCRIPTOR_SIZE + stored
-                + DiskFormat.EXTENT_TRAILER_SIZE;
+        int t = Math.min(Short.toUnsignedInt(e.getShort(12)), e.remaining() - DiskFormat.EXTENT_PREFIX_SIZE);
+        byte[] bytes = new byte[t];
+        e.get(DiskFormat.EXTENT_PREFIX_SIZE, bytes, 0, t);
+        ExtentTable table = new ExtentTable();
+        table.salvage(bytes, 0, t);
+        return table;
     }
 
     /**
@@ -71,49 +109,36 @@ public final class ExtentReader {
         this.file = file;
         this.offset = offset;
         ByteBuffer e = b.slice().order(ByteOrder.LITTLE_ENDIAN);
-        int total = totalLength(e, file, offset);
+        int total = readTable(e, file, offset);
         if (total != e.remaining()) {
             throw new CorruptionException(file, offset, "extent length " + total + " does not match the "
                     + e.remaining() + " bytes given for it");
         }
-        if (e.get(4) != DiskFormat.EXTENT_VERSION) {
-            throw new CorruptionException(file, offset, "extent version " + e.get(4) + " unknown");
-        }
-        int crcAt = total - DiskFormat.EXTENT_TRAILER_SIZE;
+        int at = DiskFormat.EXTENT_PREFIX_SIZE + Short.toUnsignedInt(e.getShort(12)) + DiskFormat.EXTENT_CRC_SIZE;
+        compression = table.compression;
+        pageCount = table.pageCount;
+        storedLength = table.storedLength;
+        rawLength = table.rawLength;
         crc.reset();
         ByteBuffer forCrc = e.duplicate();
-        forCrc.position(0).limit(crcAt);
+        forCrc.position(at).limit(at + storedLength);
         crc.update(forCrc);
-        if ((int) crc.getValue() != e.getInt(crcAt)) {
-            throw new CorruptionException(file, offset, "extent checksum mismatch");
+        if ((int) crc.getValue() != e.getInt(at + storedLength)) {
+            throw new CorruptionException(file, offset, "extent payload checksum mismatch");
         }
-        compression = e.get(5);
-        if (compression != DiskFormat.COMPRESSION_LZ4 && compression != DiskFormat.COMPRESSION_NONE) {
-            throw new CorruptionException(file, offset, "extent compression " + compression + " unknown");
-        }
-        pageCount = Short.toUnsignedInt(e.getShort(6));
-        storedLength = e.getInt(8);
-        rawLength = e.getInt(12);
-        if (rawLength < 0 || rawLength > 64 << 20
-                || (compression == DiskFormat.COMPRESSION_NONE && rawLength != storedLength)) {
-            throw new CorruptionException(file, offset, "extent raw length " + rawLength + " inconsistent");
-        }
-        int at = 0;
+        int o = 0;
         for (int i = 0; i < pageCount; i++) {
-            PageDescriptor d = descriptors[i].read(e, DiskFormat.EXTENT_HEADER_SIZE + i * DiskFormat.PAGE_DESCRIPTOR_SIZE);
-            String bad = d.validate();
-            if (bad != null) {
-                throw new CorruptionException(file, offset, "page " + i + ": " + bad);
-            }
-            pageOffsets[i] = at;
-            at += d.encodedLength;
+            pageOffsets[i] = o;
+            o += table.pages[i].encodedLength;
         }
-        if (at != rawLength) {
-            throw new CorruptionException(file, offset, "page lengths add up to " + at + ", extent says " + rawLength);
-        }
-        payloadAt = DiskFormat.EXTENT_HEADER_SIZE + pageCount * DiskFormat.PAGE_DESCRIPTOR_SIZE;
+        payloadAt = at;
         current = e;
         decompressed = false;
+    }
+
+    /** The table of the extent last opened or read. */
+    public ExtentTable table() {
+        return table;
     }
 
     public int pageCount() {
@@ -124,7 +149,7 @@ public final class ExtentReader {
         if (i < 0 || i >= pageCount) {
             throw new IndexOutOfBoundsException("page " + i + " of " + pageCount);
         }
-        return descriptors[i];
+        return table.pages[i];
     }
 
     private void decompress() throws CorruptionException {

@@ -22,12 +22,16 @@ public final class FileChannelIo implements FileIo {
 
     @Override
     public FileHandle open(Path path, OpenMode mode) throws IOException {
+        if (mode == OpenMode.READ_DIRECT) {
+            return DirectReadHandle.open(path);
+        }
         FileChannel ch = switch (mode) {
             case READ -> FileChannel.open(path, StandardOpenOption.READ);
             case READ_WRITE -> FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     StandardOpenOption.CREATE);
             case CREATE_NEW -> FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     StandardOpenOption.CREATE_NEW);
+            case READ_DIRECT -> throw new IllegalStateException("handled above");
         };
         return new ChannelHandle(path, ch);
     }

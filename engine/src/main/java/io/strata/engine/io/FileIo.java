@@ -21,7 +21,13 @@ public interface FileIo {
         /** Read and write; created when missing. */
         READ_WRITE,
         /** Read and write; the file must not exist yet. */
-        CREATE_NEW
+        CREATE_NEW,
+        /**
+         * Read only, bypassing the OS page cache (O_DIRECT). The handle aligns every read itself,
+         * so callers read any offset and length. Throws {@link UnsupportedOperationException}
+         * when the platform or the file system refuses O_DIRECT: callers then read buffered.
+         */
+        READ_DIRECT
     }
 
     FileHandle open(Path path, OpenMode mode) throws IOException;

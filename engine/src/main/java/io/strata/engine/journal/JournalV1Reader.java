@@ -3,7 +3,7 @@ package io.strata.engine.journal;
 import io.strata.engine.CorruptionException;
 import io.strata.engine.DiskFormat;
 import io.strata.engine.datafile.DataFile;
-import io.strata.engine.extent.PageDescriptor;
+import io.strata.engine.extent.ExtentTable;
 import io.strata.engine.io.FileHandle;
 import io.strata.engine.io.FileIo;
 
@@ -19,10 +19,15 @@ public final class JournalV1Reader {
     private JournalV1Reader() {
     }
 
-    /** Receives each valid transaction; the descriptors are reused after the call returns. */
+    /** Receives each valid transaction; the table is reused after the call returns. */
     @FunctionalInterface
     public interface TransactionVisitor {
-        void extentStored(long sequence, long extentOffset, int extentLength, PageDescriptor[] pages, int pageCount);
+        /**
+         * @param type {@link DiskFormat#JOURNAL_V1_TX_EXTENT_STORED} (offset, length and the
+         *             extent's table) or {@link DiskFormat#JOURNAL_V1_TX_DEFINITIONS} (only
+         *             definitions; offset and length 0)
+         */
+        void transaction(long sequence, int type, long extentOffset, int extentLength, ExtentTable table);
     }
 
     /**
@@ -43,15 +48,12 @@ public final class JournalV1Reader {
                     DiskFormat.JOURNAL_V1_SUPERBLOCK_SIZE);
             long size = h.size();
             long pos = DiskFormat.JOURNAL_V1_SUPERBLOCK_SIZE;
-            PageDescriptor[] pages = new PageDescriptor[DiskFormat.EXTENT_MAX_PAGES];
-            for (int i = 0; i < pages.length; i++) {
-                pages[i] = new PageDescriptor();
-            }
-            ByteBuffer hdr = ByteBuffer.allocate(DiskFormat.JOURNAL_V1_TX_HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-            byte[] body = new byte[DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + 64 * DiskFormat.PAGE_DESCRIPTOR_SIZE + 4];
+            ExtentTable table = new ExtentTable();
+            int maxTx = DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + DiskFormat.EXTENT_MAX_TABLE + 4;
             CRC32C crc = new CRC32C();
             long expectSeq = -1;
             int count = 0;
+            String name = path.toString();
             // Bulk read: journals are read whole at start; a large window keeps it to few calls.
             ByteBuffer window = ByteBuffer.allocate(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
             long windowAt = -1;
@@ -59,8 +61,7 @@ public final class JournalV1Reader {
                 if (size - pos < DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + 4) {
                     return new Result(pos, expectSeq + 1, count, "truncated transaction (" + (size - pos) + " bytes)");
                 }
-                int maxTx = body.length;
-                if (windowAt < 0 || pos < windowAt || pos + maxTx > windowAt + window.limit()) {
+                if (windowAt < 0 || pos < windowAt || pos + Math.min(maxTx, size - pos) > windowAt + window.limit()) {
                     window.clear();
                     long want = Math.min(window.capacity(), size - pos);
                     window.limit((int) want);
@@ -69,41 +70,37 @@ public final class JournalV1Reader {
                     windowAt = pos;
                 }
                 int off = (int) (pos - windowAt);
-                hdr.clear();
-                hdr.put(0, window, off, DiskFormat.JOURNAL_V1_TX_HEADER_SIZE);
-                if (hdr.getInt(0) != DiskFormat.JOURNAL_V1_TX_MAGIC) {
+                if (window.getInt(off) != DiskFormat.JOURNAL_V1_TX_MAGIC) {
                     return new Result(pos, expectSeq + 1, count, "no transaction magic");
                 }
-                if (hdr.get(4) != DiskFormat.JOURNAL_V1_TX_EXTENT_STORED) {
-                    return new Result(pos, expectSeq + 1, count, "unknown transaction type " + hdr.get(4));
+                int type = window.get(off + 4);
+                if (type != DiskFormat.JOURNAL_V1_TX_EXTENT_STORED && type != DiskFormat.JOURNAL_V1_TX_DEFINITIONS) {
+                    return new Result(pos, expectSeq + 1, count, "unknown transaction type " + type);
                 }
-                int n = Short.toUnsignedInt(hdr.getShort(6));
-                if (n < 1 || n > DiskFormat.EXTENT_MAX_PAGES) {
-                    return new Result(pos, expectSeq + 1, count, "transaction page count " + n + " out of range");
-                }
-                int len = DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + n * DiskFormat.PAGE_DESCRIPTOR_SIZE + 4;
+                int t = Short.toUnsignedInt(window.getShort(off + 6));
+                int len = DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + t + 4;
                 if (pos + len > size) {
                     return new Result(pos, expectSeq + 1, count, "truncated transaction (" + (size - pos) + " of " + len + " bytes)");
                 }
-                window.get(off, body, 0, len);
                 crc.reset();
-                crc.update(body, 0, len - 4);
-                ByteBuffer b = ByteBuffer.wrap(body, 0, len).order(ByteOrder.LITTLE_ENDIAN);
-                if ((int) crc.getValue() != b.getInt(len - 4)) {
+                crc.update(window.array(), off, len - 4);
+                if ((int) crc.getValue() != window.getInt(off + len - 4)) {
                     return new Result(pos, expectSeq + 1, count, "transaction checksum mismatch");
                 }
-                long seq = b.getLong(8);
-                if (expectSeq >= 0 && seq != expectSeq + 1) {
+                long seq = Integer.toUnsignedLong(window.getInt(off + 8));
+                if (expectSeq >= 0 && seq != ((expectSeq + 1) & 0xFFFF_FFFFL)) {
                     return new Result(pos, expectSeq + 1, count, "transaction sequence " + seq + " after " + expectSeq);
                 }
-                for (int i = 0; i < n; i++) {
-                    pages[i].read(b, DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + i * DiskFormat.PAGE_DESCRIPTOR_SIZE);
-                    String bad = pages[i].validate();
-                    if (bad != null) {
-                        return new Result(pos, expectSeq + 1, count, "transaction page " + i + ": " + bad);
-                    }
+                try {
+                    table.decode(window.array(), off + DiskFormat.JOURNAL_V1_TX_HEADER_SIZE, t, name, pos);
+                } catch (CorruptionException e) {
+                    return new Result(pos, expectSeq + 1, count, "transaction table: " + e.problem());
                 }
-                visitor.extentStored(seq, b.getLong(16), b.getInt(24), pages, n);
+                if ((type == DiskFormat.JOURNAL_V1_TX_EXTENT_STORED) != (table.pageCount > 0)) {
+                    return new Result(pos, expectSeq + 1, count, "transaction of type " + type + " with "
+                            + table.pageCount + " page(s)");
+                }
+                visitor.transaction(seq, type, window.getLong(off + 12), window.getInt(off + 20), table);
                 expectSeq = seq;
                 count++;
                 pos += len;

@@ -2,7 +2,7 @@ package io.strata.engine.journal;
 
 import io.strata.engine.DiskFormat;
 import io.strata.engine.datafile.DataFile;
-import io.strata.engine.extent.PageDescriptor;
+import io.strata.engine.extent.ExtentTable;
 import io.strata.engine.io.FileHandle;
 import io.strata.engine.io.FileIo;
 
@@ -18,13 +18,13 @@ import java.util.zip.CRC32C;
  * stored in the datafile beside it.
  *
  * <pre>
- *  0       4    5    6       8            16            24          28       32
- *  +-------+----+----+-------+------------+-------------+-----------+--------+
- *  | magic |type|rsvd| pages | sequence   | extent      | extent    | rsvd   |
- *  | u32   | u8 | u8 | u16   | u64        | offset u64  | length u32| u32    |
- *  +-------+----+----+-------+------------+-------------+-----------+--------+
- *  | 32-byte page descriptors x pages (as in the extent)  | crc32c u32        |
- *  +------------------------------------------------------+-------------------+
+ *  0       4    5    6         8          12            20          24
+ *  +-------+----+----+---------+----------+-------------+-----------+
+ *  | magic |type|rsvd| table   | sequence | extent      | extent    |
+ *  | u32   | u8 | u8 | len u16 | u32      | offset u64  | length u32|
+ *  +-------+----+----+---------+----------+-------------+-----------+
+ *  | the extent's table (ExtentTable), T bytes        | crc32c u32  |
+ *  +--------------------------------------------------+-------------+
  * </pre>
  * One writer thread.
  */
@@ -34,7 +34,7 @@ public final class JournalV1Writer implements Closeable {
     private final FileHandle handle;
     private long size;
     private long sequence;
-    private byte[] buf = new byte[DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + 64 * DiskFormat.PAGE_DESCRIPTOR_SIZE + 4];
+    private byte[] buf = new byte[DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + 4096 + 4];
     private final CRC32C crc = new CRC32C();
 
     private JournalV1Writer(Path path, FileHandle handle, long size, long sequence) {
@@ -60,33 +60,60 @@ public final class JournalV1Writer implements Closeable {
         return new JournalV1Writer(p, h, DiskFormat.JOURNAL_V1_SUPERBLOCK_SIZE, 0);
     }
 
-    /** Continues an existing journal whose valid transactions end at {@code end}. */
-    public static JournalV1Writer reopen(FileIo io, Path path, long end, long nextSequence) throws IOException {
-        FileHandle h = io.open(path, FileIo.OpenMode.READ_WRITE);
-        if (h.size() != end) {
-            h.truncate(end);
-        }
-        return new JournalV1Writer(path, h, end, nextSequence);
+    /**
+     * Appends the transaction of the extent {@code extent} (from index 0 to its limit, as built
+     * by {@link io.strata.engine.extent.ExtentWriter}; the position does not matter) stored at
+     * {@code extentOffset}: its table, copied from the extent.
+     */
+    public void append(long extentOffset, ByteBuffer extent) throws IOException {
+        ByteBuffer e = extent.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int p = 0;
+        int t = Short.toUnsignedInt(e.getShort(p + 12));
+        int len = DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + t + 4;
+        ensure(len);
+        e.get(p + DiskFormat.EXTENT_PREFIX_SIZE, buf, DiskFormat.JOURNAL_V1_TX_HEADER_SIZE, t);
+        write(DiskFormat.JOURNAL_V1_TX_EXTENT_STORED, extentOffset, e.limit(), t);
     }
 
-    /** Appends the transaction of an extent of {@code pages} descriptors stored at {@code offset}. */
-    public void append(long extentOffset, int extentLength, PageDescriptor[] pages, int pageCount) throws IOException {
-        int len = DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + pageCount * DiskFormat.PAGE_DESCRIPTOR_SIZE + 4;
-        if (buf.length < len) {
-            buf = new byte[len];
+    /**
+     * Appends the transaction of an extent of {@code extentLength} bytes stored at
+     * {@code extentOffset} whose table is {@code table}, keeping only the definitions of numbers
+     * at or above {@code minDefinition} (those the extent uses first; the others it repeats).
+     */
+    public void append(long extentOffset, int extentLength, ExtentTable table, int minDefinition) throws IOException {
+        ensure(DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + table.maxEncodedLength() + 4);
+        int end = table.encode(buf, DiskFormat.JOURNAL_V1_TX_HEADER_SIZE, minDefinition);
+        write(DiskFormat.JOURNAL_V1_TX_EXTENT_STORED, extentOffset, extentLength,
+                end - DiskFormat.JOURNAL_V1_TX_HEADER_SIZE);
+    }
+
+    /** Appends a transaction that only defines metric numbers ({@code table} has no page). */
+    public void appendDefinitions(ExtentTable table) throws IOException {
+        ensure(DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + table.maxEncodedLength() + 4);
+        int end = table.encode(buf, DiskFormat.JOURNAL_V1_TX_HEADER_SIZE);
+        int t = end - DiskFormat.JOURNAL_V1_TX_HEADER_SIZE;
+        if (t > DiskFormat.EXTENT_MAX_TABLE) {
+            throw new IllegalArgumentException("definitions of " + t + " bytes: split them");
         }
+        write(DiskFormat.JOURNAL_V1_TX_DEFINITIONS, 0, 0, t);
+    }
+
+    private void ensure(int len) {
+        if (buf.length < len) {
+            buf = new byte[Math.max(len, buf.length * 2)];
+        }
+    }
+
+    private void write(int type, long extentOffset, int extentLength, int tableLength) throws IOException {
+        int len = DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + tableLength + 4;
         ByteBuffer b = ByteBuffer.wrap(buf, 0, len).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(0, DiskFormat.JOURNAL_V1_TX_MAGIC);
-        b.put(4, (byte) DiskFormat.JOURNAL_V1_TX_EXTENT_STORED);
+        b.put(4, (byte) type);
         b.put(5, (byte) 0);
-        b.putShort(6, (short) pageCount);
-        b.putLong(8, sequence);
-        b.putLong(16, extentOffset);
-        b.putInt(24, extentLength);
-        b.putInt(28, 0);
-        for (int i = 0; i < pageCount; i++) {
-            pages[i].write(b, DiskFormat.JOURNAL_V1_TX_HEADER_SIZE + i * DiskFormat.PAGE_DESCRIPTOR_SIZE);
-        }
+        b.putShort(6, (short) tableLength);
+        b.putInt(8, (int) sequence);
+        b.putLong(12, extentOffset);
+        b.putInt(20, extentLength);
         crc.reset();
         crc.update(buf, 0, len - 4);
         b.putInt(len - 4, (int) crc.getValue());

@@ -4,6 +4,7 @@ import io.strata.engine.CorruptionException;
 import io.strata.engine.DiskFormat;
 import io.strata.engine.datafile.OpenPageIndex;
 import io.strata.engine.datafile.PageIndex;
+import io.strata.engine.extent.ExtentTable;
 import io.strata.engine.io.FileHandle;
 import io.strata.engine.io.FileIo;
 import io.strata.engine.io.MappedRegion;
@@ -23,16 +24,16 @@ import java.util.zip.CRC32C;
  * <pre>
  * +------------------+ 0
  * | header (128 B)   |  magic, version, tier, fileno, counts, datafile size, time range,
- * |                  |  section offsets, file length, crc32c of bytes 0..123 at 124
- * +------------------+ extents_at
- * | extents x 16 B   |  offset u64, length u32, pages u16, rsvd u16
+ * |                  |  section offsets, file length, points, crc32c of bytes 0..123 at 124
+ * +------------------+ extents_at = 128
+ * | extents x 12 B   |  offset u64, length u32
  * +------------------+ metrics_at
- * | metrics x 32 B   |  uuid msb/lsb, first page u32, pages u32, first time u32, last time u32;
- * |                  |  sorted by uuid (unsigned msb, then lsb) for binary search
+ * | metrics x 36 B   |  uuid msb/lsb, first time, last time, pages, list offset, datafile
+ * |                  |  metric number (u32 each); sorted by uuid for binary search
  * +------------------+ pages_at
- * | pages x 20 B     |  start u32, update_every u32, entries u16, type u8, rsvd u8,
- * |                  |  extent index u32, index in extent u16, rsvd u16; grouped by metric,
- * |                  |  each metric's pages in time order
+ * | page lists       |  per metric: entries of its blocks of 64 pages after the first (start
+ * |                  |  u32, offset u32), then its pages in time order, varint- and delta-coded;
+ * |                  |  every block starts afresh
  * +------------------+ length - 4
  * | crc32c u32       |  of bytes 128 .. length-4
  * +------------------+
@@ -40,6 +41,12 @@ import java.util.zip.CRC32C;
  * Readers may use an instance from any thread while it is open.
  */
 public final class JournalV2 implements PageIndex, Closeable {
+
+    private static final int SLOT_MASK = 0x3F;
+    /** Entries, update_every and type as the previous page of the block. */
+    private static final int SAME_SHAPE = 0x40;
+    /** Starts where the previous page of the block ended (the first: at the block's start time). */
+    private static final int CONTIGUOUS = 0x80;
 
     private final MappedRegion map;
     private final Path path;
@@ -52,7 +59,10 @@ public final class JournalV2 implements PageIndex, Closeable {
     private final long extentsAt;
     private final long metricsAt;
     private final long pagesAt;
+    private final long pagesEnd;
     private final long points;
+    /** Datafile metric number to metric entry, built on first use (scans only). */
+    private volatile int[] entryOfNumber;
 
     private JournalV2(MappedRegion map, Path path) {
         this.map = map;
@@ -66,11 +76,8 @@ public final class JournalV2 implements PageIndex, Closeable {
         this.extentsAt = map.readLong(48);
         this.metricsAt = map.readLong(56);
         this.pagesAt = map.readLong(64);
-        long pts = 0;
-        for (int p = 0; p < pages; p++) {
-            pts += Short.toUnsignedInt(map.readShort(pagesAt + (long) p * DiskFormat.JOURNAL_V2_PAGE_ENTRY_SIZE + 8));
-        }
-        this.points = pts;
+        this.pagesEnd = map.readLong(72) - 4;
+        this.points = map.readLong(80);
     }
 
     // ---- writing --------------------------------------------------------------------------
@@ -82,18 +89,12 @@ public final class JournalV2 implements PageIndex, Closeable {
     public static void write(FileIo io, Path dir, int tier, int fileno, long datafileSize, OpenPageIndex src,
                              MetricRegistry registry) throws IOException {
         int ex = src.extentCount();
-        // metrics with pages, sorted by uuid
         int slots = src.metricSlots();
         int[] ms = new int[slots];
         int nm = 0;
-        int np = 0;
         for (int m = 0; m < slots; m++) {
-            int p = src.firstPage(m);
-            if (p >= 0) {
+            if (src.firstPage(m) >= 0) {
                 ms[nm++] = m;
-                for (; p >= 0; p = src.nextPage(p)) {
-                    np++;
-                }
             }
         }
         long[] keys = new long[nm * 2];
@@ -107,54 +108,113 @@ public final class JournalV2 implements PageIndex, Closeable {
             int c = Long.compareUnsigned(keys[2 * a], keys[2 * b]);
             return c != 0 ? c : Long.compareUnsigned(keys[2 * a + 1], keys[2 * b + 1]);
         });
+
+        Growable pageBytes = new Growable();
+        Growable metricBytes = new Growable();
+        Growable codes = new Growable();
+        int np = 0;
+        long totalPoints = 0;
+        long first = Long.MAX_VALUE;
+        long last = 0;
+        long[] byStart = new long[64];
+        int[] blockStart = new int[4];
+        int[] blockOffset = new int[4];
+        for (int i = 0; i < nm; i++) {
+            int k = order[i];
+            int m = ms[k];
+            int n = 0;
+            for (int p = src.firstPage(m); p >= 0; p = src.nextPage(p)) {
+                if (n == byStart.length) {
+                    byStart = java.util.Arrays.copyOf(byStart, n * 2);
+                }
+                // start (< 2^32) above the page number (< 2^31): sorting the keys sorts by time
+                byStart[n++] = (src.pageStart(p) << 31) | p;
+            }
+            java.util.Arrays.sort(byStart, 0, n);
+            int blocks = (n + DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK - 1) / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK;
+            if (blocks > blockStart.length) {
+                blockStart = new int[blocks * 2];
+                blockOffset = new int[blocks * 2];
+            }
+            codes.size = 0;
+            long mf = Long.MAX_VALUE;
+            long ml = 0;
+            long expected = 0;
+            int prevExtent = 0;
+            int prevEntries = -1;
+            int prevUe = -1;
+            int prevType = -1;
+            for (int j = 0; j < n; j++) {
+                int p = (int) (byStart[j] & 0x7FFF_FFFFL);
+                long start = src.pageStart(p);
+                int ue = src.pageUpdateEvery(p);
+                int entries = src.pageEntries(p);
+                int type = src.pageType(p);
+                int extent = src.pageExtent(p);
+                if (j % DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK == 0) {
+                    blockStart[j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK] = (int) start;
+                    blockOffset[j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK] = codes.size;
+                    expected = start;
+                    prevExtent = 0;
+                    prevEntries = -1;
+                }
+                boolean sameShape = entries == prevEntries && ue == prevUe && type == prevType;
+                boolean contiguous = start == expected;
+                codes.put(src.pageSlot(p) | (sameShape ? SAME_SHAPE : 0) | (contiguous ? CONTIGUOUS : 0));
+                codes.putVarint(ExtentTable.zigzag(extent - prevExtent));
+                if (!sameShape) {
+                    codes.putVarint(entries);
+                    codes.putVarint(((long) ue << 1) | type);
+                }
+                if (!contiguous) {
+                    codes.putVarint(ExtentTable.zigzag(start - expected));
+                }
+                prevExtent = extent;
+                prevEntries = entries;
+                prevUe = ue;
+                prevType = type;
+                expected = start + (long) entries * ue;
+                mf = Math.min(mf, start);
+                ml = Math.max(ml, start + (long) (entries - 1) * ue);
+                totalPoints += entries;
+            }
+            np += n;
+            // the metric's list: its blocks after the first (the first starts at the metric's
+            // first time, right after them), then its pages
+            int list = pageBytes.size;
+            int codesAt = list + (blocks - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE;
+            for (int blk = 1; blk < blocks; blk++) {
+                pageBytes.putInt(blockStart[blk]);
+                pageBytes.putInt(codesAt + blockOffset[blk]);
+            }
+            pageBytes.ensure(codes.size);
+            System.arraycopy(codes.bytes, 0, pageBytes.bytes, pageBytes.size, codes.size);
+            pageBytes.size += codes.size;
+            metricBytes.putLong(keys[2 * k]);
+            metricBytes.putLong(keys[2 * k + 1]);
+            metricBytes.putInt((int) mf);
+            metricBytes.putInt((int) ml);
+            metricBytes.putInt(n);
+            metricBytes.putInt(list);
+            metricBytes.putInt(src.datafileNumber(m));
+            first = Math.min(first, mf);
+            last = Math.max(last, ml);
+        }
         long extentsAt = DiskFormat.JOURNAL_V2_HEADER_SIZE;
         long metricsAt = extentsAt + (long) ex * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE;
         long pagesAt = metricsAt + (long) nm * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE;
-        long length = pagesAt + (long) np * DiskFormat.JOURNAL_V2_PAGE_ENTRY_SIZE + 4;
+        long length = pagesAt + pageBytes.size + 4;
         if (length > Integer.MAX_VALUE - 16) {
             throw new IOException("journal v2 of " + length + " bytes is too large");
         }
         ByteBuffer b = ByteBuffer.allocate((int) length).order(ByteOrder.LITTLE_ENDIAN);
-        long first = Long.MAX_VALUE;
-        long last = 0;
         for (int e = 0; e < ex; e++) {
             int at = (int) (extentsAt + (long) e * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE);
             b.putLong(at, src.extentOffset(e));
             b.putInt(at + 8, src.extentLength(e));
-            b.putShort(at + 12, (short) src.extentPages(e));
         }
-        int pageNo = 0;
-        for (int i = 0; i < nm; i++) {
-            int k = order[i];
-            int m = ms[k];
-            int firstPage = pageNo;
-            long mf = Long.MAX_VALUE;
-            long ml = 0;
-            for (int p = src.firstPage(m); p >= 0; p = src.nextPage(p)) {
-                int at = (int) (pagesAt + (long) pageNo * DiskFormat.JOURNAL_V2_PAGE_ENTRY_SIZE);
-                long start = src.pageStart(p);
-                int ue = src.pageUpdateEvery(p);
-                int entries = src.pageEntries(p);
-                b.putInt(at, (int) start);
-                b.putInt(at + 4, ue);
-                b.putShort(at + 8, (short) entries);
-                b.put(at + 10, (byte) src.pageType(p));
-                b.putInt(at + 12, src.pageExtent(p));
-                b.putShort(at + 16, (short) src.pageSlot(p));
-                mf = Math.min(mf, start);
-                ml = Math.max(ml, start + (long) (entries - 1) * ue);
-                pageNo++;
-            }
-            int at = (int) (metricsAt + (long) i * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE);
-            b.putLong(at, keys[2 * k]);
-            b.putLong(at + 8, keys[2 * k + 1]);
-            b.putInt(at + 16, firstPage);
-            b.putInt(at + 20, pageNo - firstPage);
-            b.putInt(at + 24, (int) mf);
-            b.putInt(at + 28, (int) ml);
-            first = Math.min(first, mf);
-            last = Math.max(last, ml);
-        }
+        b.put((int) metricsAt, metricBytes.bytes, 0, metricBytes.size);
+        b.put((int) pagesAt, pageBytes.bytes, 0, pageBytes.size);
         b.putLong(0, DiskFormat.JOURNAL_V2_MAGIC);
         b.putInt(8, DiskFormat.JOURNAL_V2_VERSION);
         b.putInt(12, tier);
@@ -169,6 +229,7 @@ public final class JournalV2 implements PageIndex, Closeable {
         b.putLong(56, metricsAt);
         b.putLong(64, pagesAt);
         b.putLong(72, length);
+        b.putLong(80, totalPoints);
         CRC32C crc = new CRC32C();
         crc.update(b.array(), 0, 124);
         b.putInt(124, (int) crc.getValue());
@@ -192,6 +253,42 @@ public final class JournalV2 implements PageIndex, Closeable {
         }
         io.rename(tmp, target);
         io.syncDirectory(dir);
+    }
+
+    /** A little-endian byte array that grows. */
+    private static final class Growable {
+        byte[] bytes = new byte[4096];
+        int size;
+
+        void ensure(int n) {
+            if (size + n > bytes.length) {
+                bytes = java.util.Arrays.copyOf(bytes, Math.max(size + n, bytes.length * 2));
+            }
+        }
+
+        void put(int b) {
+            ensure(1);
+            bytes[size++] = (byte) b;
+        }
+
+        void putInt(int v) {
+            ensure(4);
+            for (int i = 0; i < 4; i++) {
+                bytes[size++] = (byte) (v >>> (8 * i));
+            }
+        }
+
+        void putLong(long v) {
+            ensure(8);
+            for (int i = 0; i < 8; i++) {
+                bytes[size++] = (byte) (v >>> (8 * i));
+            }
+        }
+
+        void putVarint(long v) {
+            ensure(10);
+            size = ExtentTable.putVarint(bytes, size, v);
+        }
     }
 
     // ---- reading --------------------------------------------------------------------------
@@ -236,7 +333,7 @@ public final class JournalV2 implements PageIndex, Closeable {
                     || extentsAt != DiskFormat.JOURNAL_V2_HEADER_SIZE
                     || metricsAt != extentsAt + (long) ex * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE
                     || pagesAt != metricsAt + (long) nm * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE
-                    || length != pagesAt + (long) np * DiskFormat.JOURNAL_V2_PAGE_ENTRY_SIZE + 4) {
+                    || pagesAt + 4 > length) {
                 throw new CorruptionException(f, 0, "journal v2 section sizes do not add up to its " + size + " bytes");
             }
             if (h.getLong(32) != datafileSize) {
@@ -291,41 +388,161 @@ public final class JournalV2 implements PageIndex, Closeable {
             return;
         }
         long mat = metricsAt + (long) m * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE;
-        int first = map.readInt(mat + 16);
-        int n = map.readInt(mat + 20);
-        for (int i = 0; i < n; i++) {
-            long at = pagesAt + (long) (first + i) * DiskFormat.JOURNAL_V2_PAGE_ENTRY_SIZE;
-            long start = Integer.toUnsignedLong(map.readInt(at));
-            int ue = map.readInt(at + 4);
-            int entries = Short.toUnsignedInt(map.readShort(at + 8));
-            long end = start + (long) (entries - 1) * ue;
-            if (end < after || start > before) {
-                continue;
-            }
-            int e = map.readInt(at + 12);
-            if (e < 0 || e >= extents) {
-                continue;
-            }
-            long eat = extentsAt + (long) e * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE;
-            v.page(map.readLong(eat), map.readInt(eat + 8), Short.toUnsignedInt(map.readShort(at + 16)), start, ue,
-                    entries, map.readByte(at + 10));
+        int n = map.readInt(mat + 24);
+        long list = pagesAt + Integer.toUnsignedLong(map.readInt(mat + 28));
+        if (n <= 0) {
+            return;
         }
+        int blocks = (n + DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK - 1) / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK;
+        if (list + (long) (blocks - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE > pagesEnd) {
+            return;
+        }
+        // The last block starting at or before `after`: pages of earlier blocks end before it.
+        // Block 0 starts at the metric's first time; blocks 1.. have entries at the list's start.
+        int lo = 1;
+        int hi = blocks - 1;
+        int b = 0;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long start = Integer.toUnsignedLong(map.readInt(list + (long) (mid - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE));
+            if (start <= after) {
+                b = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        long pos = 0;
+        long expected = 0;
+        int extent = 0;
+        int entries = 0;
+        int ue = 1;
+        int type = 0;
+        long[] cursor = new long[1];
+        for (int j = b * DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK; j < n; j++) {
+            if (j % DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK == 0) {
+                int blk = j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK;
+                if (blk == 0) {
+                    expected = Integer.toUnsignedLong(map.readInt(mat + 16));
+                    pos = list + (long) (blocks - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE;
+                } else {
+                    long bat = list + (long) (blk - 1) * DiskFormat.JOURNAL_V2_BLOCK_ENTRY_SIZE;
+                    expected = Integer.toUnsignedLong(map.readInt(bat));
+                    pos = pagesAt + Integer.toUnsignedLong(map.readInt(bat + 4));
+                }
+                extent = 0;
+            }
+            if (pos >= pagesEnd) {
+                return;
+            }
+            int flags = map.readByte(pos++) & 0xFF;
+            cursor[0] = pos;
+            extent += (int) ExtentTable.unzigzag(varint(cursor));
+            if ((flags & SAME_SHAPE) == 0) {
+                entries = (int) varint(cursor);
+                long ueType = varint(cursor);
+                ue = (int) (ueType >>> 1);
+                type = (int) (ueType & 1);
+            }
+            long start = expected;
+            if ((flags & CONTIGUOUS) == 0) {
+                start = expected + ExtentTable.unzigzag(varint(cursor));
+            }
+            pos = cursor[0];
+            if (cursor[0] < 0) {
+                return;
+            }
+            expected = start + (long) entries * ue;
+            long end = start + (long) (entries - 1) * ue;
+            if (start > before) {
+                return;
+            }
+            if (end < after || extent < 0 || extent >= extents) {
+                continue;
+            }
+            long eat = extentsAt + (long) extent * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE;
+            v.page(map.readLong(eat), map.readInt(eat + 8), flags & SLOT_MASK, start, ue, entries, type);
+        }
+    }
+
+    /** Reads a varint at {@code cursor[0]}, advancing it; past the page section it sets it to -1 and returns 0. */
+    private long varint(long[] cursor) {
+        long p = cursor[0];
+        long v = 0;
+        for (int shift = 0; shift < 63 && p >= 0; shift += 7) {
+            if (p >= pagesEnd) {
+                break;
+            }
+            int b = map.readByte(p++);
+            v |= (long) (b & 0x7F) << shift;
+            if (b >= 0) {
+                cursor[0] = p;
+                return v;
+            }
+        }
+        cursor[0] = -1;
+        return 0;
     }
 
     @Override
     public void forEachMetric(MetricVisitor v) {
         for (int m = 0; m < metrics; m++) {
             long at = metricsAt + (long) m * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE;
-            v.metric(map.readLong(at), map.readLong(at + 8), Integer.toUnsignedLong(map.readInt(at + 24)),
-                    Integer.toUnsignedLong(map.readInt(at + 28)), map.readInt(at + 20));
+            v.metric(map.readLong(at), map.readLong(at + 8), Integer.toUnsignedLong(map.readInt(at + 16)),
+                    Integer.toUnsignedLong(map.readInt(at + 20)), map.readInt(at + 24));
         }
     }
 
-    /** Offset and length of extent {@code e}, for verification: {@code [offset, length]}. */
+    @Override
+    public boolean datafileMetric(int number, long[] uuid) {
+        int[] entries = entryOfNumber;
+        if (entries == null) {
+            int max = -1;
+            for (int m = 0; m < metrics; m++) {
+                max = Math.max(max, map.readInt(metricsAt + (long) m * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE + 32));
+            }
+            if (max > 4 * metrics + 1024) {
+                return datafileMetricByScan(number, uuid);
+            }
+            entries = new int[max + 1];
+            java.util.Arrays.fill(entries, -1);
+            for (int m = 0; m < metrics; m++) {
+                int k = map.readInt(metricsAt + (long) m * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE + 32);
+                if (k >= 0) {
+                    entries[k] = m;
+                }
+            }
+            entryOfNumber = entries;
+        }
+        if (number < 0 || number >= entries.length || entries[number] < 0) {
+            return false;
+        }
+        long at = metricsAt + (long) entries[number] * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE;
+        uuid[0] = map.readLong(at);
+        uuid[1] = map.readLong(at + 8);
+        return true;
+    }
+
+    /** For sparse numbers (only a buggy writer makes them): a linear search. */
+    private boolean datafileMetricByScan(int number, long[] uuid) {
+        for (int m = 0; m < metrics; m++) {
+            long at = metricsAt + (long) m * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE;
+            if (map.readInt(at + 32) == number) {
+                uuid[0] = map.readLong(at);
+                uuid[1] = map.readLong(at + 8);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Offset of extent {@code e} in the datafile. */
+    @Override
     public long extentOffset(int e) {
         return map.readLong(extentsAt + (long) e * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE);
     }
 
+    @Override
     public int extentLength(int e) {
         return map.readInt(extentsAt + (long) e * DiskFormat.JOURNAL_V2_EXTENT_ENTRY_SIZE + 8);
     }

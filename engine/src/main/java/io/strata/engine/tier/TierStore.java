@@ -60,6 +60,8 @@ public final class TierStore implements Closeable {
     private final Retention retention;
     private JournalV1Writer journal;
     private int nextFileno = 1;
+    /** The highest file number seen at open, kept or not (a datafile of another format version). */
+    private int highestFileno;
     private boolean journalBroken;
     private volatile long extentsWritten;
     private volatile long writeFailures;
@@ -69,6 +71,8 @@ public final class TierStore implements Closeable {
         public final DataFile file;
         volatile PageIndex index;
         final OpenPageIndex open;
+        /** The metric table of the datafile being written; null once it is closed or recovered. */
+        final io.strata.engine.extent.DatafileMetrics metrics;
         /** Bytes of the datafile and its journals in the tier's running count (writer only). */
         long accounted;
         /** Earliest page start and latest point of the pages it holds; NO_TIME when none. */
@@ -79,6 +83,14 @@ public final class TierStore implements Closeable {
             this.file = file;
             this.index = index;
             this.open = open;
+            this.metrics = null;
+        }
+
+        Datafile(DataFile file, OpenPageIndex open, io.strata.engine.extent.DatafileMetrics metrics) {
+            this.file = file;
+            this.index = open;
+            this.open = open;
+            this.metrics = metrics;
         }
 
         public PageIndex index() {
@@ -130,7 +142,7 @@ public final class TierStore implements Closeable {
             throws IOException {
         TierStore t = new TierStore(tier, cfg, registry);
         t.recover(report);
-        t.nextFileno = t.files.isEmpty() ? 1 : t.files.get(t.files.size() - 1).file.fileno() + 1;
+        t.nextFileno = Math.max(t.highestFileno, t.files.isEmpty() ? 0 : t.files.get(t.files.size() - 1).file.fileno()) + 1;
         for (Datafile d : t.files) {
             t.retention.recount(d);
         }
@@ -164,6 +176,14 @@ public final class TierStore implements Closeable {
                 report.note(p + ": a datafile without extents, deleted");
                 continue;
             }
+            int version = DataFile.superblockVersion(io, p, DiskFormat.DATAFILE_MAGIC);
+            if (version > 0 && version != DiskFormat.DATAFILE_VERSION) {
+                // An intact superblock of another format version: not ours to read or repair.
+                highestFileno = Math.max(highestFileno, fileno);
+                report.add(p.toString(), 8, "datafile of format version " + version + ", this engine reads version "
+                        + DiskFormat.DATAFILE_VERSION, "left untouched and not used (its points are not readable)");
+                continue;
+            }
             DataFile df;
             try {
                 df = DataFile.open(io, p, tier, fileno);
@@ -173,6 +193,7 @@ public final class TierStore implements Closeable {
                 report.add(p.toString(), e.offset(), e.problem(), "superblock rewritten (it holds only magic, "
                         + "version, tier and file number); extents are read from offset " + DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
             }
+            directReads(df);
             if (io.exists(v2)) {
                 try {
                     JournalV2 j2 = JournalV2.open(io, v2, tier, fileno, df.size());
@@ -259,6 +280,7 @@ public final class TierStore implements Closeable {
         enforceQuota();
         int fileno = nextFileno;
         DataFile df = DataFile.create(io, dir, tier, fileno);
+        directReads(df);
         JournalV1Writer j;
         try {
             j = JournalV1Writer.create(io, dir, tier, fileno);
@@ -268,7 +290,7 @@ public final class TierStore implements Closeable {
             throw e;
         }
         OpenPageIndex idx = new OpenPageIndex(registry);
-        Datafile d = new Datafile(df, idx, idx);
+        Datafile d = new Datafile(df, idx, new io.strata.engine.extent.DatafileMetrics());
         lock.writeLock().lock();
         try {
             files.add(d);
@@ -280,6 +302,20 @@ public final class TierStore implements Closeable {
             lock.writeLock().unlock();
         }
         retention.grew(d, df.size() + j.size());
+    }
+
+    private boolean directReadsRefused;
+
+    /** Reads of {@code df} bypass the OS page cache when configured and allowed (logged once when not). */
+    private void directReads(DataFile df) {
+        if (!cfg.directReads() || directReadsRefused) {
+            return;
+        }
+        if (!df.useDirectReads(io)) {
+            directReadsRefused = true;
+            log.warn("tier {}: direct I/O (O_DIRECT) refused for {}; reads of this tier stay buffered", tier,
+                    df.path());
+        }
     }
 
     /** Deletes the oldest datafiles while over quota; a failure never stops the writer. */
@@ -296,20 +332,24 @@ public final class TierStore implements Closeable {
      * keeps the pages to try again; the datafile is left at a clean extent boundary.
      */
     public synchronized void write(ExtentWriter w, List<DirtyPage> pages, int from, int to) throws IOException {
-        ByteBuffer ext = w.build(pages, from, to);
-        int len = ext.limit();
-        io.strata.engine.extent.PageDescriptor[] ds = descriptors(w);
-        if (current != null && current.file.size() + len > cfg.datafileMaxBytes(tier) && current.open.extentCount() > 0) {
-            closeCurrent();
-        }
         if (current == null) {
             beginDatafile();
         }
+        ByteBuffer ext = w.build(pages, from, to, current.metrics);
+        if (current.file.size() + ext.limit() > cfg.datafileMaxBytes(tier) && current.open.extentCount() > 0) {
+            current.metrics.rollback();
+            closeCurrent();
+            beginDatafile();
+            // the metric numbers belong to the datafile: build it again for the new one
+            ext = w.build(pages, from, to, current.metrics);
+        }
+        int len = ext.limit();
         long journalBefore = journal.size();
         long offset;
         try {
             offset = current.file.append(ext);
         } catch (IOException e) {
+            current.metrics.rollback();
             writeFailures++;
             throw e;
         }
@@ -320,6 +360,7 @@ public final class TierStore implements Closeable {
                 // After a failed fsync the page cache cannot be trusted to reach the disk: undo
                 // the append, so that the retry writes the extent once, journaled.
                 writeFailures++;
+                current.metrics.rollback();
                 try {
                     current.file.truncate(offset);
                 } catch (IOException suppressed) {
@@ -328,35 +369,30 @@ public final class TierStore implements Closeable {
                 throw e;
             }
         }
+        current.metrics.commit();
         if (!journalBroken) {
             try {
-                journal.append(offset, len, ds, ds.length);
+                journal.append(offset, len, w.table(), w.firstNewNumber());
                 if (cfg.fsync() == FsyncPolicy.PER_EXTENT) {
                     journal.sync();
                 }
             } catch (IOException e) {
                 // The extent is whole in the datafile, so it is kept and indexed; the journal is
-                // rewritten from the index when the datafile closes, and recovery finds the
+                // rewritten from the datafile when the datafile closes, and recovery finds the
                 // extent by scanning should we crash first.
                 journalBroken = true;
                 log.warn("tier {}: journal v1 append failed ({}); it will be rewritten when datafile {} closes",
                         tier, e.getMessage(), current.file.fileno());
             }
         }
-        current.open.addExtent(offset, len, ds, ds.length);
-        for (io.strata.engine.extent.PageDescriptor d : ds) {
-            current.widen(d.startTime, d.endTime());
+        io.strata.engine.extent.PageDescriptor[] ds = w.table().pages;
+        int n = w.pageCount();
+        current.open.addExtent(offset, len, ds, n);
+        for (int i = 0; i < n; i++) {
+            current.widen(ds[i].startTime, ds[i].endTime());
         }
         retention.grew(current, len + journal.size() - journalBefore);
         extentsWritten++;
-    }
-
-    private static io.strata.engine.extent.PageDescriptor[] descriptors(ExtentWriter w) {
-        io.strata.engine.extent.PageDescriptor[] ds = new io.strata.engine.extent.PageDescriptor[w.pageCount()];
-        for (int i = 0; i < ds.length; i++) {
-            ds[i] = w.descriptor(i);
-        }
-        return ds;
     }
 
     /** Closes the current datafile (sync, journal v2) and begins the next. */

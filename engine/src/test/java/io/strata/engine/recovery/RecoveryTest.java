@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static io.strata.engine.EngineTestSupport.define;
 import static io.strata.engine.EngineTestSupport.sn;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,7 +37,11 @@ class RecoveryTest {
 
     /** Writes SECONDS seconds of 10 charts x 6 dimensions and closes cleanly; returns the metric ids. */
     static int[] populate(Path dir) throws IOException {
-        try (StorageEngine e = StorageEngine.open(cfg(dir))) {
+        return populate(dir, cfg(dir));
+    }
+
+    static int[] populate(Path dir, EngineConfig cfg) throws IOException {
+        try (StorageEngine e = StorageEngine.open(cfg)) {
             int[] ids = define(e, 10, 6);
             for (long t = T0; t < T0 + SECONDS; t++) {
                 for (int m : ids) {
@@ -147,8 +152,8 @@ class RecoveryTest {
         String base = df.getFileName().toString().replace("datafile", "journalfile").replace(DiskFormat.DATAFILE_SUFFIX, "");
         Files.delete(df.resolveSibling(base + DiskFormat.JOURNAL_V2_SUFFIX));
         Files.delete(df.resolveSibling(base + DiskFormat.JOURNAL_V1_SUFFIX));
-        // the first extent's stored length (offset 8 of its header) is damaged: nothing says where
-        // the second extent starts
+        // the first extent's stored length (offset 8 of its header, repeated in its table) is
+        // damaged: nothing says where the second extent starts
         flipByte(df, DiskFormat.DATAFILE_SUPERBLOCK_SIZE + 9);
         try (StorageEngine e = StorageEngine.open(cfg(dir))) {
             RecoveryReport r = e.recoveryReport();
@@ -159,6 +164,55 @@ class RecoveryTest {
             long present = countPoints(e, ids[0]) + countPoints(e, ids[ids.length - 1]);
             assertTrue(present > SECONDS, "intact extents after the damage are kept, got " + present);
         }
+    }
+
+    @Test
+    void damagedMetricDefinitionsWithoutJournalsAreFoundInTheNextExtent(@TempDir Path dir) throws Exception {
+        // one datafile of several extents: the definitions of the first are repeated by the second
+        EngineConfig big = cfg(dir).withDatafileMaxBytes(4 << 20);
+        int[] ids = populate(dir, big);
+        Path df = files(dir, DiskFormat.DATAFILE_SUFFIX).get(0);
+        String base = df.getFileName().toString().replace("datafile", "journalfile").replace(DiskFormat.DATAFILE_SUFFIX, "");
+        Files.delete(df.resolveSibling(base + DiskFormat.JOURNAL_V2_SUFFIX));
+        Files.delete(df.resolveSibling(base + DiskFormat.JOURNAL_V1_SUFFIX));
+        // inside the UUID of a metric the first extent defines: that extent is the only one to
+        // use the number first, its journal v1 transaction is gone
+        flipByte(df, firstExtentDefinitionAt(df, 3) + 4);
+        try (StorageEngine e = StorageEngine.open(big)) {
+            RecoveryReport r = e.recoveryReport();
+            assertEquals(1, r.findings().size(), r.findings()::toString);
+            assertFalse(r.lostRanges().isEmpty());
+            assertTrue(r.lostRanges().stream().noneMatch(l -> l.metric().equals(new java.util.UUID(0, 0))),
+                    "every lost page's metric is known: " + r.lostRanges());
+            assertIntactOrReported(e, ids);
+            // the definitions were repeated by the second extent: the metrics' later pages are there
+            for (int m : ids) {
+                long[] n = {0};
+                e.queryTier0(m, T0 + SECONDS - 1, T0 + SECONDS - 1, (t, v) -> n[0]++);
+                assertEquals(1, n[0], "the last point of metric " + m);
+            }
+        }
+    }
+
+    @Test
+    void aDatafileOfAnotherFormatVersionIsLeftUntouched(@TempDir Path dir) throws Exception {
+        int[] ids = populate(dir);
+        Path df = files(dir, DiskFormat.DATAFILE_SUFFIX).get(0);
+        try (RandomAccessFile f = new RandomAccessFile(df.toFile(), "rw")) {
+            java.nio.ByteBuffer sb = io.strata.engine.datafile.DataFile.superblock(DiskFormat.DATAFILE_MAGIC, 1, 0,
+                    1, 24);
+            f.write(sb.array());
+        }
+        byte[] before = Files.readAllBytes(df);
+        try (StorageEngine e = StorageEngine.open(cfg(dir))) {
+            RecoveryReport r = e.recoveryReport();
+            assertEquals(1, r.findings().size(), r.findings()::toString);
+            assertTrue(r.findings().get(0).problem().contains("version 1"), r.findings()::toString);
+            // the other datafiles are read; new ones do not reuse its number
+            assertTrue(countPoints(e, ids[0]) > 0);
+            e.flush();
+        }
+        assertArrayEquals(before, Files.readAllBytes(df));
     }
 
     @Test
@@ -252,6 +306,34 @@ class RecoveryTest {
             assertEquals(SECONDS, countPoints(e, ids[5]));
             assertIntactOrReported(e, ids);
         }
+    }
+
+    /** Offset in the datafile of the UUID of definition {@code i} (or the last) of its first extent. */
+    static long firstExtentDefinitionAt(Path df, int i) throws Exception {
+        byte[] head = new byte[DiskFormat.EXTENT_MAX_HEADER];
+        int n;
+        try (RandomAccessFile f = new RandomAccessFile(df.toFile(), "r")) {
+            f.seek(DiskFormat.DATAFILE_SUPERBLOCK_SIZE);
+            n = f.read(head);
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(head, 0, n).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int t = Short.toUnsignedInt(b.getShort(12));
+        io.strata.engine.extent.ExtentTable table = new io.strata.engine.extent.ExtentTable();
+        table.decode(head, DiskFormat.EXTENT_PREFIX_SIZE, t, "test", 0);
+        // compression byte, then the varints of pages, stored and raw lengths and the definition count
+        byte[] scratch = new byte[10];
+        long at = 1;
+        for (long v : new long[]{table.pageCount, table.storedLength, table.rawLength, table.definitionCount}) {
+            at += io.strata.engine.extent.ExtentTable.putVarint(scratch, 0, v);
+        }
+        int k = Math.min(i, table.definitionCount - 1);
+        long gaps = 0;
+        int prev = -1;
+        for (int d = 0; d <= k; d++) {
+            gaps += io.strata.engine.extent.ExtentTable.putVarint(scratch, 0, table.definitionNumber[d] - prev - 1);
+            prev = table.definitionNumber[d];
+        }
+        return DiskFormat.DATAFILE_SUPERBLOCK_SIZE + DiskFormat.EXTENT_PREFIX_SIZE + at + gaps + 16L * k;
     }
 
     static long countPoints(StorageEngine e, int m) throws IOException {
