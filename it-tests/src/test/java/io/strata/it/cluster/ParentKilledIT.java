@@ -38,6 +38,7 @@ class ParentKilledIT {
         try (a; b; NodeProcess c1 = children.get(0); NodeProcess c2 = children.get(1)) {
             a.start();
             b.start();
+            long tStart = System.currentTimeMillis() / 1000 + 1;
             c1.start();
             c2.start();
             for (NodeProcess p : List.of(a, b)) {
@@ -78,6 +79,7 @@ class ParentKilledIT {
                         Duration.ofSeconds(90));
             }
             int compared = 0;
+            int sameBytes = 0;
             for (NodeProcess c : children) {
                 for (String chart : ClusterApi.charts(c, c.name)) {
                     double[][] truth = ClusterApi.perSecond(c, c.name, chart, t0, t1);
@@ -85,10 +87,26 @@ class ParentKilledIT {
                     double[][] onB = ClusterApi.perSecond(b, c.name, chart, t0, t1);
                     compared += ClusterChecks.same(c.name + " " + chart + " on parent-a", truth, onA);
                     ClusterChecks.same(c.name + " " + chart + " on parent-b", truth, onB);
+                    // and everything before, from the child's first second
+                    double[][] early = ClusterApi.perSecond(c, c.name, chart, tStart, t0 + 1);
+                    ClusterChecks.same(c.name + " " + chart + " from its start on parent-a", early,
+                            ClusterApi.perSecond(a, c.name, chart, tStart, t0 + 1), true);
+                    ClusterChecks.same(c.name + " " + chart + " from its start on parent-b", early,
+                            ClusterApi.perSecond(b, c.name, chart, tStart, t0 + 1), true);
+                    // the same query to either parent: the same bytes
+                    for (String q : List.of("&points=" + (t1 - t0) + "&format=json", "&points=20&format=csv&group=max",
+                            "&points=10&format=datatable&options=percentage")) {
+                        String path = "/host/" + c.name + "/api/v1/data?chart=" + chart + "&after=" + t0 + "&before="
+                                + t1 + q;
+                        org.junit.jupiter.api.Assertions.assertEquals(a.fetch(path), b.fetch(path),
+                                "parent-a and parent-b answer " + path + " differently");
+                        sameBytes++;
+                    }
                 }
             }
             System.out.println("[ParentKilledIT] compared " + compared + " values per parent over " + (t1 - t0)
-                    + " s: none missing, none different");
+                    + " s: none missing, none different; " + sameBytes + " queries answered byte for byte the same by"
+                    + " both parents");
             assertTrue(compared >= 2L * CHARTS * DIMENSIONS * (t1 - t0 - 2), "too few values compared: " + compared);
         }
     }

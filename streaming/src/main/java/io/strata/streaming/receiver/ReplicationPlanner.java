@@ -46,7 +46,10 @@ public record ReplicationPlanner(boolean enabled, long secondsToReplicate, long 
             gapFrom = now - secondsToReplicate;
         }
         long gapTo = now;
-        long after = Math.max(gapFrom, childFirst);
+        // REPLAY_CHART's window is (after, before]: asking from the child's first second itself
+        // (as 1.37.1 does) leaves out that first point, so a parent that has nothing of the chart
+        // asks from the second before it (a Strata sender then includes it; 1.37.1 clamps it back)
+        long after = Math.max(gapFrom, parentLast > 0 || followUpFrom > 0 ? childFirst : childFirst - 1);
         long before = Math.min(Math.min(after + secondsPerStep, gapTo), childLast);
         if (after > before) {
             after = before;

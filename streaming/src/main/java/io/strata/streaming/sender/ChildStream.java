@@ -388,7 +388,9 @@ public final class ChildStream {
         if (firstLocal > now + FUTURE_TOLERANCE_SECONDS) {
             firstLocal = now;
         }
-        long queryAfter = Math.max(after, firstLocal);
+        // (after, before]: a parent asking from before our first point gets that point too (1.37.1
+        // clamps to the first point itself and so never sends it)
+        long queryAfter = Math.max(after, firstLocal - 1);
 
         long lastUpdated = state.chartLastUpdatedUt(chartId) / 1_000_000L;
         long lastLocal = lastUpdated;

@@ -44,7 +44,8 @@ class ReceiverReplicationTest {
             feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
                     + "DIMENSION user user absolute 1 1 ''\n"
                     + "CHART_DEFINITION_END 1700000000 1700000095 1700000095");
-            assertEquals("REPLAY_CHART \"system.cpu\" \"true\" 1700000000 1700000095\n", sent.get(0));
+            // from the second before the child's first: (after, before] then includes the first
+            assertEquals("REPLAY_CHART \"system.cpu\" \"true\" 1699999999 1700000095\n", sent.get(0));
             // the child answered up to its last second but its clock moved on: it did not start
             feed(p, "RBEGIN '' 1700000094 1700000095 1700000095\n"
                     + "RSET user 5 ''\n"

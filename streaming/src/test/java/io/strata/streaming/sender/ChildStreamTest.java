@@ -418,10 +418,13 @@ class ChildStreamTest {
         ChildStream child = new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 1004L, 60);
         ByteBuf out = Unpooled.buffer();
         // the parent asks from before the child's retention to its own now: after is clamped to
-        // 1000, before extended to the chart's last update (1003)
+        // the second before the first point (999; 1.37.1 clamps to 1000 and never sends the first
+        // point), before extended to the chart's last update (1003)
         assertTrue(child.writeReplayAnswer(out, chart, true, 900, 1001, 1004, fixedState(1003_000_000L)));
         assertEquals("""
                 RBEGIN "test.c"
+                RBEGIN '' 999 1000 1004
+                RSET "a" 0.0000000 ""
                 RBEGIN '' 1000 1001 1004
                 RSET "a" 1.0000000 ""
                 RBEGIN '' 1001 1002 1004
