@@ -243,10 +243,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             replayChart(s, line);
         } else if (words.wordEquals(0, K_FUNCTION) && n >= 2) {
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(256);
-            SenderWireFormat.functionResultBegin(out, words.string(1), 404, "application/json", 0);
-            out.writeCharSequence("{\"status\":404,\"error_message\":\"No function with this name found.\"}\n",
-                    StandardCharsets.UTF_8);
-            SenderWireFormat.functionResultEnd(out);
+            SenderWireFormat.functionNotFound(out, words.string(1));
             onLoop(() -> {
                 if (session == s) {
                     flushPending();

@@ -142,11 +142,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
         } else if (words.wordEquals(0, K_FUNCTION) && n >= 2) {
             // a Strata child registers no functions: answer as a Netdata child does for an unknown one
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(256);
-            String tx = words.string(1);
-            SenderWireFormat.functionResultBegin(out, tx, 404, "application/json", 0);
-            out.writeCharSequence("{\"status\":404,\"error_message\":\"No function with this name found.\"}\n",
-                    StandardCharsets.UTF_8);
-            SenderWireFormat.functionResultEnd(out);
+            SenderWireFormat.functionNotFound(out, words.string(1));
             s.write(out);
         } else {
             LOG.info("STREAM {}: received unknown command from the parent: {}", charts.host().hostname(),

@@ -2,6 +2,7 @@ package io.strata.streaming.receiver;
 
 import io.netty.channel.EventLoop;
 import io.strata.streaming.auth.StreamAuthorizer;
+import io.strata.streaming.collect.ChartCollector;
 import io.strata.streaming.handshake.StreamRequest;
 
 import java.util.UUID;
@@ -89,32 +90,38 @@ final class ReceivedStreamView implements ReceivedStreamListener.ReceivedStream 
         }
     }
 
+    /** The collector of the chart when it defines {@code metric}, else null; {@link #dim} is its index. */
+    private ChartCollector collectorOf(int chartId, int metric) {
+        ReceivedChart c = parser.byChartId(chartId);
+        dim = c == null ? -1 : c.indexOfMetric(metric);
+        return dim < 0 ? null : c.collector;
+    }
+
+    /** Out-parameter of {@link #collectorOf}: the accessors run on the stream's event loop only (a replication answer's snapshot). */
+    private int dim;
+
     @Override
     public long lastCollectedUt(int chartId, int metric) {
-        ReceivedChart c = parser.byChartId(chartId);
-        int d = c == null ? -1 : c.indexOfMetric(metric);
-        return d < 0 ? 0 : c.collector.lastCollectedUt(d);
+        ChartCollector c = collectorOf(chartId, metric);
+        return c == null ? 0 : c.lastCollectedUt(dim);
     }
 
     @Override
     public long lastCollectedValue(int chartId, int metric) {
-        ReceivedChart c = parser.byChartId(chartId);
-        int d = c == null ? -1 : c.indexOfMetric(metric);
-        return d < 0 ? 0 : c.collector.lastCollectedValue(d);
+        ChartCollector c = collectorOf(chartId, metric);
+        return c == null ? 0 : c.lastCollectedValue(dim);
     }
 
     @Override
     public double lastCalculatedValue(int chartId, int metric) {
-        ReceivedChart c = parser.byChartId(chartId);
-        int d = c == null ? -1 : c.indexOfMetric(metric);
-        return d < 0 ? 0 : c.collector.lastCalculatedValue(d);
+        ChartCollector c = collectorOf(chartId, metric);
+        return c == null ? 0 : c.lastCalculatedValue(dim);
     }
 
     @Override
     public double lastStoredValue(int chartId, int metric) {
-        ReceivedChart c = parser.byChartId(chartId);
-        int d = c == null ? -1 : c.indexOfMetric(metric);
-        return d < 0 ? 0 : c.collector.lastStoredValue(d);
+        ChartCollector c = collectorOf(chartId, metric);
+        return c == null ? 0 : c.lastStoredValue(dim);
     }
 
     @Override

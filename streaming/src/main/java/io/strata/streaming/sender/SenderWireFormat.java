@@ -476,6 +476,14 @@ public final class SenderWireFormat {
         out.writeBytes(FUNCTION_RESULT_END);
     }
 
+    /** The whole answer of a Netdata child to a {@code FUNCTION} it does not have: 404 with Netdata's JSON. */
+    public static void functionNotFound(ByteBuf out, String transaction) {
+        functionResultBegin(out, transaction, 404, "application/json", 0);
+        out.writeCharSequence("{\"status\":404,\"error_message\":\"No function with this name found.\"}\n",
+                java.nio.charset.StandardCharsets.UTF_8);
+        functionResultEnd(out);
+    }
+
     // ---- primitives -----------------------------------------------------------------------------
 
     /** The UTF-8 bytes of an identifier, sanitised as every quoted field is. */
