@@ -75,7 +75,7 @@ class StreamOverTlsIT {
             Files.writeString(conf.resolve("netdata.conf"), "[global]\n\thostname = strata-tls-child\n"
                     + "[web]\n\tbind to = 127.0.0.1:0\n"
                     + "[directories]\n\tcache = " + conf.resolve("cache") + "\n\tlib = " + conf.resolve("lib") + "\n"
-                    + "[strata]\n\tsynthetic charts = 3\n");
+                    + "[strata]\n\tsynthetic charts = 3\n[plugins]\n\tproc = no\n");
             Files.writeString(conf.resolve("stream.conf"), "[stream]\n\tenabled = yes\n"
                     + "\tdestination = 127.0.0.1:" + parent.port() + ":SSL\n"
                     + "\tapi key = " + RealNetdata.API_KEY + "\n"
