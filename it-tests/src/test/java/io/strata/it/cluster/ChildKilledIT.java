@@ -34,7 +34,7 @@ class ChildKilledIT {
             }
             List<String> charts = ClusterApi.charts(c, "child-1");
             long t0 = System.currentTimeMillis() / 1000 + 3;
-            Thread.sleep(8_000 + new SplittableRandom().nextInt(2_000));
+            Thread.sleep(10_000 + new SplittableRandom().nextInt(2_000));
             long killedMillis = System.currentTimeMillis();
             c.kill9();
             long killedSecond = killedMillis / 1000;
@@ -59,7 +59,8 @@ class ChildKilledIT {
             }
             System.out.printf("[ChildKilledIT] killed at %.3f; the parents hold it up to %d s before the kill's"
                     + " second at worst; %d values equal on both parents%n", killedMillis / 1000.0, worstLag, compared);
-            assertTrue(compared > 8 * 4 * 5, "too few values compared: " + compared);
+            // the window from t0 to the kill is at least 7 s: each of its seconds of every dimension
+            assertTrue(compared >= 8 * 4 * 5, "too few values compared: " + compared);
         }
     }
 
