@@ -48,20 +48,7 @@ public final class ProcMeminfoModule extends ProcModule {
             return;
         }
         text.parse(file);
-        java.util.Arrays.fill(kb, 0);
-        java.util.Arrays.fill(found, false);
-        for (int l = 0; l < text.lines(); l++) {
-            if (text.words(l) < 2) {
-                continue;
-            }
-            for (int k = 0; k < KEY_BYTES.length; k++) {
-                if (!found[k] && text.is(l, 0, KEY_BYTES[k])) {
-                    kb[k] = text.longAt(l, 1);
-                    found[k] = true;
-                    break;
-                }
-            }
-        }
+        text.keyedValues(KEY_BYTES, kb, found);
         if (!found[MEM_TOTAL]) {
             return;
         }

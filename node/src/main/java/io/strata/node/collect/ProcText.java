@@ -125,6 +125,27 @@ public final class ProcText {
      * the word does not exist. Values over Long.MAX_VALUE (unsigned 64-bit counters) wrap, as
      * Netdata's collected_number does.
      */
+    /**
+     * For files of {@code key value} lines (meminfo, vmstat): the value of each of {@code keys},
+     * and whether its line was there (values of missing keys are 0). The first line of a key wins.
+     */
+    public void keyedValues(byte[][] keys, long[] values, boolean[] found) {
+        java.util.Arrays.fill(values, 0);
+        java.util.Arrays.fill(found, false);
+        for (int l = 0; l < lines(); l++) {
+            if (words(l) < 2) {
+                continue;
+            }
+            for (int k = 0; k < keys.length; k++) {
+                if (!found[k] && is(l, 0, keys[k])) {
+                    values[k] = longAt(l, 1);
+                    found[k] = true;
+                    break;
+                }
+            }
+        }
+    }
+
     public long longAt(int line, int word) {
         if (word >= lineWordCount[line]) {
             return 0;

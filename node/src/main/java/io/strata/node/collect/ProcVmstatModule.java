@@ -53,20 +53,7 @@ public final class ProcVmstatModule extends ProcModule {
             return;
         }
         text.parse(file);
-        java.util.Arrays.fill(v, 0);
-        java.util.Arrays.fill(found, false);
-        for (int l = 0; l < text.lines(); l++) {
-            if (text.words(l) < 2) {
-                continue;
-            }
-            for (int k = 0; k < KEY_BYTES.length; k++) {
-                if (!found[k] && text.is(l, 0, KEY_BYTES[k])) {
-                    v[k] = text.longAt(l, 1);
-                    found[k] = true;
-                    break;
-                }
-            }
-        }
+        text.keyedValues(KEY_BYTES, v, found);
         if (swapio != null || v[PSWPIN] != 0 || v[PSWPOUT] != 0) {
             if (swapio == null) {
                 swapio = chart("system", "swapio").family("swap").title("Swap I/O").units("KiB/s").priority(250)
