@@ -463,6 +463,14 @@ public final class ChildStream {
         for (int i = 0; i < n; i++) {
             cursors[i] = new DimensionCursor(engine, w.metrics[i], after, before, ue);
         }
+        int maxIdBytes = 0;
+        for (byte[] id : w.dimIds) {
+            maxIdBytes = Math.max(maxIdBytes, id.length);
+        }
+        // one growth of the buffer instead of a doubling every few points
+        long pointsAsked = Math.min((before - after) / Math.max(1, ue) + 1, 86_400L);
+        out.ensureWritable((int) Math.min(pointsAsked * (40L + n * (30L + maxIdBytes)), 64L << 20));
+        ReplayPointWriter points = new ReplayPointWriter();
         long now = after + 1;
         while (now <= before) {
             long minStart = 0;
@@ -490,15 +498,16 @@ public final class ChildStream {
             if (minEnd <= minStart) {
                 minStart = minEnd - ue;
             }
-            SenderWireFormat.replayPoint(out, minStart, minEnd, wallClock);
+            points.begin(minStart, minEnd, wallClock, n, maxIdBytes);
             for (int i = 0; i < n; i++) {
                 DimensionCursor c = cursors[i];
                 if (c.loaded && c.end - ue <= minEnd && c.end >= minEnd) {
-                    SenderWireFormat.replaySetStorageNumber(out, w.dimIds[i], c.storageNumber);
+                    points.set(out, w.dimIds[i], c.storageNumber);
                 } else {
-                    SenderWireFormat.replaySetEmpty(out, w.dimIds[i]);
+                    points.empty(w.dimIds[i]);
                 }
             }
+            points.drainTo(out);
             now = minEnd + 1;
         }
         return before;

@@ -108,6 +108,11 @@ public final class SenderSession {
         return pending.get();
     }
 
+    /** Parent commands and events waiting for the connection thread. */
+    public int queuedEvents() {
+        return events.size();
+    }
+
     public long bufferSizeBytes() {
         return bufferSizeBytes;
     }

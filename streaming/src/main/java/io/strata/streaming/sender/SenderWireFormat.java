@@ -57,9 +57,9 @@ public final class SenderWireFormat {
     private static final byte[] QUOTE_EQUALS = ascii("\" = ");
     private static final byte[] END = ascii("END\n");
     private static final byte[] RBEGIN = ascii("RBEGIN \"");
-    private static final byte[] RBEGIN_POINT = ascii("RBEGIN '' ");
-    private static final byte[] RSET = ascii("RSET \"");
-    private static final byte[] NAN_EMPTY = ascii("\" NAN \"E\"\n");
+    static final byte[] RBEGIN_POINT = ascii("RBEGIN '' ");
+    static final byte[] RSET = ascii("RSET \"");
+    static final byte[] NAN_EMPTY = ascii("\" NAN \"E\"\n");
     private static final byte[] RDSTATE = ascii("RDSTATE \"");
     private static final byte[] RSSTATE = ascii("RSSTATE ");
     private static final byte[] REND = ascii("REND ");
@@ -590,34 +590,40 @@ public final class SenderWireFormat {
         out.writerIndex(end);
     }
 
-    private static void writeZeroPadded7(ByteBuf out, long v) {
-        out.ensureWritable(7);
-        int end = out.writerIndex() + 7;
-        int at = end;
-        for (int i = 0; i < 7; i++) {
-            out.setByte(--at, (int) ('0' + v % 10));
-            v /= 10;
-        }
-        out.writerIndex(end);
-    }
-
     /**
      * Writes {@code v} as C's {@code printf("%0.7f", v)} with glibc: the exact binary value
      * rounded half-to-even at the seventh decimal, a minus sign for any negative value (also one
      * that rounds to zero, and -0.0), {@code nan}/{@code -nan} and {@code inf}/{@code -inf}.
-     * Magnitudes below 2^63 take an exact integer path without allocating; larger ones (beyond
-     * any collected value) fall back to BigDecimal.
+     * Magnitudes below 2^63 take an exact integer path; larger ones (beyond any collected value)
+     * fall back to BigDecimal. The replication data path formats through
+     * {@link #fixed7(byte[], int, double)} instead (see {@code ReplayPointWriter}).
      */
     public static void writeFixed7(ByteBuf out, double v) {
+        byte[] digits = new byte[FIXED7_MAX_BYTES];
+        int n = fixed7(digits, 0, v);
+        if (n < 0) {
+            writeFixed7Slow(out, v);
+            return;
+        }
+        out.writeBytes(digits, 0, n);
+    }
+
+    /** The most bytes {@link #fixed7(byte[], int, double)} writes: sign, 20 digits, point, 7 decimals. */
+    static final int FIXED7_MAX_BYTES = 32;
+
+    /**
+     * {@link #writeFixed7(ByteBuf, double)} into {@code dst} at {@code at} (room for
+     * {@link #FIXED7_MAX_BYTES} bytes); returns the index after the last byte written, or -1 for a
+     * magnitude of 2^63 or more, which the caller formats with {@link #writeFixed7(ByteBuf, double)}.
+     */
+    static int fixed7(byte[] dst, int at, double v) {
         long bits = Double.doubleToRawLongBits(v);
         boolean negative = bits < 0;
         if (Double.isNaN(v)) {
-            out.writeBytes(negative ? NEGATIVE_NAN : NAN);
-            return;
+            return put(dst, at, negative ? NEGATIVE_NAN : NAN);
         }
         if (Double.isInfinite(v)) {
-            out.writeBytes(negative ? NEGATIVE_INF : INF);
-            return;
+            return put(dst, at, negative ? NEGATIVE_INF : INF);
         }
         int biased = (int) ((bits >>> 52) & 0x7FF);
         long fraction = bits & ((1L << 52) - 1);
@@ -638,8 +644,7 @@ public final class SenderWireFormat {
             decimals = 0;
         } else if (exponent >= 0) {
             if (exponent > 9) {
-                writeFixed7Slow(out, v);
-                return;
+                return -1;
             }
             integral = mantissa << exponent;
             decimals = 0;
@@ -660,11 +665,36 @@ public final class SenderWireFormat {
             }
         }
         if (negative) {
-            out.writeByte('-');
+            dst[at++] = '-';
         }
-        writePositive(out, integral);
-        out.writeByte('.');
-        writeZeroPadded7(out, decimals);
+        at = positive(dst, at, integral);
+        dst[at++] = '.';
+        int end = at + 7;
+        for (int i = end - 1; i >= at; i--) {
+            dst[i] = (byte) ('0' + decimals % 10);
+            decimals /= 10;
+        }
+        return end;
+    }
+
+    /** {@code v >= 0} in decimal into {@code dst} at {@code at}; returns the index after it. */
+    static int positive(byte[] dst, int at, long v) {
+        int digits = 1;
+        for (long t = v; t >= 10; t /= 10) {
+            digits++;
+        }
+        int end = at + digits;
+        int i = end;
+        do {
+            dst[--i] = (byte) ('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        return end;
+    }
+
+    static int put(byte[] dst, int at, byte[] bytes) {
+        System.arraycopy(bytes, 0, dst, at, bytes.length);
+        return at + bytes.length;
     }
 
     /**

@@ -1,0 +1,79 @@
+package io.strata.streaming.sender;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.strata.engine.page.StorageNumber;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The array-formatted replicated point is byte for byte what {@link SenderWireFormat} writes field by field. */
+class ReplayPointWriterTest {
+
+    @Test
+    void sameBytesAsTheFieldByFieldFormatForManyValues() {
+        SplittableRandom rnd = new SplittableRandom(5);
+        byte[][] ids = {"user".getBytes(StandardCharsets.UTF_8), "a-much-longer-dimension-id-é".getBytes(StandardCharsets.UTF_8),
+                "".getBytes(StandardCharsets.UTF_8)};
+        ReplayPointWriter writer = new ReplayPointWriter();
+        ByteBuf expected = Unpooled.buffer();
+        ByteBuf actual = Unpooled.buffer();
+        for (int point = 0; point < 20_000; point++) {
+            long start = 1_700_000_000L + point;
+            long wall = point % 97 == 0 ? -1L : start + 3; // an unsigned wall clock too
+            SenderWireFormat.replayPoint(expected, start, start + 1, wall);
+            writer.begin(start, start + 1, wall, ids.length, 40);
+            for (byte[] id : ids) {
+                int sn = storageNumber(rnd);
+                if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                    SenderWireFormat.replaySetEmpty(expected, id);
+                    writer.empty(id);
+                } else {
+                    SenderWireFormat.replaySetStorageNumber(expected, id, sn);
+                    writer.set(actual, id, sn);
+                }
+            }
+            writer.drainTo(actual);
+        }
+        assertEquals(expected.toString(StandardCharsets.UTF_8), actual.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aValueBeyondTwoToTheSixtyThirdKeepsItsPlaceInTheLine() {
+        ByteBuf expected = Unpooled.buffer();
+        ByteBuf actual = Unpooled.buffer();
+        byte[] id = "big".getBytes(StandardCharsets.UTF_8);
+        byte[] other = "small".getBytes(StandardCharsets.UTF_8);
+        int big = StorageNumber.pack(1e20, 0);
+        int small = StorageNumber.pack(2.5, 0);
+        SenderWireFormat.replayPoint(expected, 10, 11, 12);
+        SenderWireFormat.replaySetStorageNumber(expected, other, small);
+        SenderWireFormat.replaySetStorageNumber(expected, id, big);
+        SenderWireFormat.replaySetStorageNumber(expected, other, small);
+        ReplayPointWriter writer = new ReplayPointWriter();
+        writer.begin(10, 11, 12, 3, 5);
+        writer.set(actual, other, small);
+        writer.set(actual, id, big);
+        writer.set(actual, other, small);
+        writer.drainTo(actual);
+        assertEquals(expected.toString(StandardCharsets.UTF_8), actual.toString(StandardCharsets.UTF_8));
+    }
+
+    private static int storageNumber(SplittableRandom rnd) {
+        switch (rnd.nextInt(8)) {
+            case 0:
+                return StorageNumber.SN_EMPTY_SLOT;
+            case 1:
+                return StorageNumber.pack(-rnd.nextDouble() * 1e6, 0);
+            case 2:
+                return StorageNumber.pack(rnd.nextLong(1_000_000_000L) / 1000.0, StorageNumber.SN_FLAG_RESET);
+            case 3:
+                return rnd.nextInt(); // any bit pattern a datafile may hold
+            default:
+                return StorageNumber.pack(rnd.nextInt(100_000) / 1000.0, 0);
+        }
+    }
+}
