@@ -201,6 +201,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             functionPayloadLine(b, s, e);
             return;
         }
+        if (!disabled && e - s > 6 && b[s] == 'R' && b[s + 1] == 'S' && b[s + 2] == 'E' && b[s + 3] == 'T'
+                && b[s + 4] == ' ' && b[s + 5] == '"' && plainReplaySet(b, s, e)) {
+            return;
+        }
         int n = words.tokenize(b, s, e);
         if (n == 0) {
             return;
@@ -613,6 +617,87 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void replaySet(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (n < 3) {
+            ReceivedChart c = current;
+            if (c != null && c.replayPointOpen) {
+                throw error("RSET needs a dimension and a value", b, s, e);
+            }
+        }
+        replaySet(b, s, e, n < 3 ? 0 : words.start(1), n < 3 ? 0 : words.end(1), n < 3 ? 0 : words.start(2),
+                n < 3 ? 0 : words.end(2), n > 3 ? words.start(3) : 0, n > 3 ? words.end(3) : 0);
+    }
+
+    /**
+     * {@code RSET "<dim>" <value> "<flags>"} in the one shape senders write it, split without the
+     * general tokenizer (most bytes of a replication answer are these lines). Returns false, having
+     * done nothing, for any other shape (escapes, other quotes, NUL, more words): the general path
+     * then splits it as Netdata does.
+     */
+    private boolean plainReplaySet(byte[] b, int s, int e) throws StreamProtocolException {
+        int i = s + 6;
+        int dimStart = i;
+        while (i < e && b[i] != '"') {
+            if (b[i] == '\\' || b[i] == 0) {
+                return false;
+            }
+            i++;
+        }
+        if (i >= e) {
+            return false;
+        }
+        int dimEnd = i++;
+        while (i < e && isSeparator(b[i])) {
+            i++;
+        }
+        int valueStart = i;
+        while (i < e && !isSeparator(b[i])) {
+            byte c = b[i];
+            if (c == '"' || c == '\'' || c == '\\' || c == 0) {
+                return false;
+            }
+            i++;
+        }
+        int valueEnd = i;
+        if (valueEnd == valueStart) {
+            return false;
+        }
+        while (i < e && isSeparator(b[i])) {
+            i++;
+        }
+        int flagsStart = 0;
+        int flagsEnd = 0;
+        if (i < e) {
+            if (b[i] != '"') {
+                return false;
+            }
+            flagsStart = ++i;
+            while (i < e && b[i] != '"') {
+                if (b[i] == '\\' || b[i] == 0) {
+                    return false;
+                }
+                i++;
+            }
+            if (i >= e) {
+                return false;
+            }
+            flagsEnd = i++;
+            while (i < e && isSeparator(b[i])) {
+                i++;
+            }
+            if (i < e) {
+                return false;
+            }
+        }
+        replaySet(b, s, e, dimStart, dimEnd, valueStart, valueEnd, flagsStart, flagsEnd);
+        return true;
+    }
+
+    private static boolean isSeparator(byte c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '=';
+    }
+
+    private void replaySet(byte[] b, int s, int e, int dimStart, int dimEnd, int valueStart, int valueEnd,
+                           int flagsStart, int flagsEnd) throws StreamProtocolException {
         ReceivedChart c = current;
         if (c == null) {
             throw error("RSET without RBEGIN", b, s, e);
@@ -620,18 +705,15 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (!c.replayPointOpen) {
             return; // Netdata ignores RSET until a timestamped RBEGIN
         }
-        if (n < 3) {
-            throw error("RSET needs a dimension and a value", b, s, e);
-        }
-        int dim = c.dimensions.get(b, words.start(1), words.end(1));
+        int dim = c.dimensions.get(b, dimStart, dimEnd);
         if (dim < 0) {
             throw error("RSET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
-        double value = AsciiNumbers.parseDouble(b, words.start(2), words.end(2));
+        double value = AsciiNumbers.parseDouble(b, valueStart, valueEnd);
         int flags = StorageNumber.SN_DEFAULT_FLAGS;
         boolean empty = false;
-        if (n > 3) {
-            for (int i = words.start(3); i < words.end(3); i++) {
+        if (flagsEnd > flagsStart) {
+            for (int i = flagsStart; i < flagsEnd; i++) {
                 if (b[i] == 'E') {
                     empty = true;
                 } else if (b[i] == 'R') {
