@@ -7,6 +7,7 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.cache.PageCache;
 import io.strata.streaming.receiver.ReceiverRegistry;
 import io.strata.streaming.receiver.ReceiverStats;
+import io.strata.streaming.sender.SenderStats;
 
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -22,13 +23,15 @@ import java.util.function.ToDoubleFunction;
  * also a gauge, updated by {@link #sample()} once a second, for readers without PromQL's
  * {@code rate()}. Ratios are since the node started and NaN until there is something to divide.
  *
- * <p>Not here because nothing keeps them yet: replication lag (the receiver knows which charts
- * are still replicating, not how far behind they are, and does not expose it), bytes the
- * streaming sender wrote (counted per connection only), bytes the parent wrote to its children.
+ * <p>Replication is read from the connected receivers when scraped: how many charts still
+ * replicate and how far behind now the most-behind one's stored data is (0 once all caught up).
+ * Bytes out are the process's stream senders (a child's own stream and each forwarder's,
+ * {@link SenderStats}) and the commands this parent wrote to its children.
  */
 public final class NodeMeters {
 
     private final ReceiverStats stats;
+    private final SenderStats senderStats;
     private final ReceiverRegistry receivers;
     private final LongSupplier nanoClock;
     private final LongSupplier wallMillis;
@@ -38,13 +41,14 @@ public final class NodeMeters {
     private volatile double samplesPerSecond;
 
     public NodeMeters(MeterRegistry registry, ReceiverStats stats, ReceiverRegistry receivers, StorageEngine engine) {
-        this(registry, stats, receivers, engine, System::nanoTime, System::currentTimeMillis);
+        this(registry, stats, SenderStats.PROCESS, receivers, engine, System::nanoTime, System::currentTimeMillis);
     }
 
     /** @param nanoClock elapsed time between {@link #sample()}s; {@code wallMillis}: the receivers' clock */
-    NodeMeters(MeterRegistry registry, ReceiverStats stats, ReceiverRegistry receivers, StorageEngine engine,
-               LongSupplier nanoClock, LongSupplier wallMillis) {
+    NodeMeters(MeterRegistry registry, ReceiverStats stats, SenderStats senderStats, ReceiverRegistry receivers,
+               StorageEngine engine, LongSupplier nanoClock, LongSupplier wallMillis) {
         this.stats = Objects.requireNonNull(stats, "stats");
+        this.senderStats = Objects.requireNonNull(senderStats, "senderStats");
         this.receivers = Objects.requireNonNull(receivers, "receivers");
         this.nanoClock = nanoClock;
         this.wallMillis = wallMillis;
@@ -79,6 +83,25 @@ public final class NodeMeters {
                 stats, s -> s.connectionsRefused.sum());
         FunctionCounter.builder("strata.stream.protocol.errors", stats, s -> s.protocolErrors.sum())
                 .description("Streams closed for a protocol error")
+                .register(r);
+        FunctionCounter.builder("strata.stream.sent", senderStats, s -> s.bytesSent.sum())
+                .description("Bytes of streams written to parents by this node's senders (its own stream and"
+                        + " forwarded hosts; before compression and TLS)")
+                .baseUnit("bytes")
+                .tag("side", "sender")
+                .register(r);
+        FunctionCounter.builder("strata.stream.sent", stats, s -> s.bytesSent.sum())
+                .description("Bytes of commands written to children (replication requests, function calls)")
+                .baseUnit("bytes")
+                .tag("side", "receiver")
+                .register(r);
+        Gauge.builder("strata.stream.replication.charts", receivers, NodeMeters::chartsReplicating)
+                .description("Charts of connected children whose replication has not finished")
+                .register(r);
+        Gauge.builder("strata.stream.replication.lag.max", this, NodeMeters::replicationLagSeconds)
+                .description("Seconds the stored data of the most-behind replicating chart trails now (0 when"
+                        + " all are caught up)")
+                .baseUnit("seconds")
                 .register(r);
     }
 
@@ -158,6 +181,23 @@ public final class NodeMeters {
             oldest = Math.min(oldest, a.lastDataMillis());
         }
         return Math.max(0, now - oldest) / 1000.0;
+    }
+
+    private static double chartsReplicating(ReceiverRegistry receivers) {
+        long n = 0;
+        for (ReceiverRegistry.Active a : receivers.snapshot().values()) {
+            n += a.chartsReplicating();
+        }
+        return n;
+    }
+
+    private double replicationLagSeconds() {
+        long now = wallMillis.getAsLong() / 1000;
+        long lag = 0;
+        for (ReceiverRegistry.Active a : receivers.snapshot().values()) {
+            lag = Math.max(lag, a.replicationLagSeconds(now));
+        }
+        return lag;
     }
 
     private static long samplesReceived(ReceiverStats s) {

@@ -12,6 +12,7 @@ import io.strata.node.config.NodeConfig;
 import io.strata.streaming.load.LoadGenerator;
 import io.strata.streaming.receiver.ReceiverRegistry;
 import io.strata.streaming.receiver.ReceiverStats;
+import io.strata.streaming.sender.SenderStats;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,17 +74,22 @@ class NodeMetersTest {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             ReceiverStats stats = new ReceiverStats();
             AtomicLong nanos = new AtomicLong(1_000_000_000L);
-            NodeMeters meters = new NodeMeters(registry, stats, new ReceiverRegistry(), engine, nanos::get,
-                    System::currentTimeMillis);
+            NodeMeters meters = new NodeMeters(registry, stats, SenderStats.PROCESS, new ReceiverRegistry(), engine,
+                    nanos::get, System::currentTimeMillis);
             Map<String, Double> before = parse(registry.scrape());
             assertEquals(0, value(before, "strata_stream_samples_received_total{kind=\"collected\"}"));
             assertEquals(0, value(before, "strata_stream_children_connected"));
+            assertEquals(0, value(before, "strata_stream_replication_charts"));
+            assertEquals(0, value(before, "strata_stream_replication_lag_max_seconds"));
+            assertEquals(0, value(before, "strata_stream_sent_bytes_total{side=\"receiver\"}"));
+            value(before, "strata_stream_sent_bytes_total{side=\"sender\"}");
             assertTrue(Double.isNaN(value(before, "strata_engine_cache_hit_ratio{cache=\"page\"}")));
 
             // what receivers count: 3000 live and 600 replayed samples, 1 MiB, in 2 s
             stats.samplesCollected.add(3000);
             stats.samplesReplayed.add(600);
             stats.bytesReceived.add(1 << 20);
+            stats.bytesSent.add(4096);
             nanos.addAndGet(2_000_000_000L);
             meters.sample();
             assertEquals(1800.0, meters.samplesPerSecond(), 1e-9);
@@ -108,6 +114,7 @@ class NodeMetersTest {
             assertEquals(600, value(after, "strata_stream_samples_received_total{kind=\"replayed\"}"));
             assertEquals(1800, value(after, "strata_stream_samples_received_rate"), 1e-9);
             assertEquals(1 << 20, value(after, "strata_stream_received_bytes_total"));
+            assertEquals(4096, value(after, "strata_stream_sent_bytes_total{side=\"receiver\"}"));
             assertTrue(value(after, "strata_engine_pages_flushed_total") > 0);
             assertTrue(value(after, "strata_engine_points_stored_total") >= 7000);
             assertEquals(0, value(after, "strata_engine_flush_queue_pages"));

@@ -14,6 +14,7 @@ import io.strata.query.http.ContentTypes;
 import io.strata.query.text.Out;
 
 import java.time.ZoneId;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -118,19 +119,28 @@ public final class ChartsApi {
         }
         o.a("\n\t\t\t},\n\t\t\t\"chart_variables\": {\n\t\t\t},\n\t\t\t\"green\": null,\n\t\t\t\"red\": null,\n")
                 .a("\t\t\t\"alarms\": {\n\n\t\t\t},\n\t\t\t\"chart_labels\": {");
-        Map<String, String> labels = new TreeMap<>(ci.labels());
-        // Netdata labels every chart with its collector
-        labels.putIfAbsent("_collect_plugin", ci.plugin());
-        labels.putIfAbsent("_collect_module", ci.module().isEmpty() ? "[none]" : ci.module());
         boolean firstLabel = true;
-        for (String key : new String[] {"_collect_plugin", "_collect_module"}) {
-            o.a(firstLabel ? "\n\t\t\t\t" : ",\n\t\t\t\t").jsonString(key).ch(':').jsonString(labels.remove(key));
+        for (Map.Entry<String, String> e : labels(ci).entrySet()) {
+            o.a(firstLabel ? "\n\t\t\t\t" : ",\n\t\t\t\t").jsonString(e.getKey()).ch(':').jsonString(e.getValue());
             firstLabel = false;
         }
-        for (Map.Entry<String, String> e : labels.entrySet()) {
-            o.a(",\n\t\t\t\t").jsonString(e.getKey()).ch(':').jsonString(e.getValue());
-        }
         o.a("\n\t\t\t},\n\t\t\t\"functions\": {\n\t\t\t}\n\t\t}");
+    }
+
+    /**
+     * A chart's labels as Netdata lists them: its collector first ({@code _collect_plugin},
+     * {@code _collect_module}, added from the chart's plugin and module when the chart has none,
+     * as Netdata labels every chart), then the others by name (the metadata keeps no order).
+     */
+    static Map<String, String> labels(ChartInfo ci) {
+        Map<String, String> rest = new TreeMap<>(ci.labels());
+        Map<String, String> ordered = new LinkedHashMap<>();
+        String plugin = rest.remove("_collect_plugin");
+        String module = rest.remove("_collect_module");
+        ordered.put("_collect_plugin", plugin != null ? plugin : ci.plugin());
+        ordered.put("_collect_module", module != null ? module : ci.module().isEmpty() ? "[none]" : ci.module());
+        ordered.putAll(rest);
+        return ordered;
     }
 
     static String zoneName(ZoneId zone) {

@@ -15,6 +15,7 @@ public final class ChartView {
     private final String[] dimensionIds;
     private final String[] dimensionNames;
     private final boolean[] hidden;
+    private final boolean[] obsolete;
     /** True when the dimension is stored negated (multiplier or divisor below 0), e.g. disk writes. */
     private final boolean[] negative;
     private final String[] algorithms;
@@ -29,6 +30,7 @@ public final class ChartView {
         this.dimensionIds = new String[n];
         this.dimensionNames = new String[n];
         this.hidden = new boolean[n];
+        this.obsolete = new boolean[n];
         this.negative = new boolean[n];
         this.algorithms = new String[n];
         this.multipliers = new long[n];
@@ -38,6 +40,7 @@ public final class ChartView {
             dimensionIds[i] = d.id();
             dimensionNames[i] = d.name();
             hidden[i] = (d.flags() & DimensionInfo.FLAG_HIDDEN) != 0;
+            obsolete[i] = (d.flags() & DimensionInfo.FLAG_OBSOLETE) != 0;
             negative[i] = d.multiplier() < 0 ^ d.divisor() < 0;
             algorithms[i] = d.algorithm();
             multipliers[i] = d.multiplier();
@@ -85,6 +88,11 @@ public final class ChartView {
 
     public boolean hidden(int d) {
         return hidden[d];
+    }
+
+    /** True when the dimension was marked obsolete: it is no longer collected. */
+    public boolean obsolete(int d) {
+        return obsolete[d];
     }
 
     public boolean negative(int d) {

@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.strata.query.ApiContext;
 import io.strata.query.api.AllMetricsApi;
 import io.strata.query.api.ChartsApi;
+import io.strata.query.api.ContextsApi;
 import io.strata.query.api.DataApi;
 import io.strata.query.api.HealthApi;
 import io.strata.query.api.InfoApi;
@@ -68,6 +69,8 @@ public final class ApiRouter {
             case "data" -> timedData(req);
             case "charts" -> ChartsApi.charts(req);
             case "chart" -> ChartsApi.chart(req);
+            case "contexts" -> ContextsApi.contexts(req);
+            case "context" -> ContextsApi.context(req);
             case "info" -> InfoApi.info(req);
             case "allmetrics" -> AllMetricsApi.allMetrics(req);
             case "alarms" -> HealthApi.alarms(req);

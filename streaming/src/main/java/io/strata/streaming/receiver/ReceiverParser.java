@@ -156,6 +156,56 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         return n;
     }
 
+    /**
+     * For meters on another thread: charts whose replication has not finished. Walks the chart
+     * list by index without the event loop: a chart added meanwhile may be missed, never a failure.
+     */
+    public int chartsReplicatingFromAnyThread() {
+        int n = 0;
+        for (int i = charts.size() - 1; i >= 0; i--) {
+            ReceivedChart c = chartFromAnyThread(i);
+            if (c != null && c.replicating) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * For meters on another thread: seconds by which the newest stored point of the most-behind
+     * chart still replicating trails {@code nowSeconds}; 0 when none replicates. Charts holding
+     * nothing yet have no stored time to measure from and count only in
+     * {@link #chartsReplicatingFromAnyThread()}.
+     */
+    public long replicationLagSeconds(long nowSeconds) {
+        long lag = 0;
+        for (int i = charts.size() - 1; i >= 0; i--) {
+            ReceivedChart c = chartFromAnyThread(i);
+            if (c == null || !c.replicating) {
+                continue;
+            }
+            int[] ids = c.metricIds;
+            int dims = Math.min(c.dimensionCount(), ids.length);
+            long last = 0;
+            for (int d = 0; d < dims; d++) {
+                last = Math.max(last, engine.registry().lastTime(ids[d], 0));
+            }
+            if (last > 0) {
+                lag = Math.max(lag, nowSeconds - last);
+            }
+        }
+        return lag;
+    }
+
+    private ReceivedChart chartFromAnyThread(int i) {
+        try {
+            return charts.get(i);
+        } catch (IndexOutOfBoundsException e) {
+            // the list grew on the event loop while we looked
+            return null;
+        }
+    }
+
     public Map<String, String> hostVariables() {
         return hostVariables;
     }

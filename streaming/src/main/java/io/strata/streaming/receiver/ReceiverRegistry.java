@@ -19,6 +19,8 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
         final String hostname;
         final int hops;
         volatile long lastDataMillis;
+        /** Set once the stream's parser exists (just after registering). */
+        volatile ReceiverParser parser;
 
         Active(Channel channel, String hostname, int hops, long now) {
             this.channel = channel;
@@ -38,6 +40,18 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
 
         public long lastDataMillis() {
             return lastDataMillis;
+        }
+
+        /** Charts of this stream still replicating (0 before the stream is set up). */
+        public int chartsReplicating() {
+            ReceiverParser p = parser;
+            return p == null ? 0 : p.chartsReplicatingFromAnyThread();
+        }
+
+        /** See {@link ReceiverParser#replicationLagSeconds(long)}; 0 before the stream is set up. */
+        public long replicationLagSeconds(long nowSeconds) {
+            ReceiverParser p = parser;
+            return p == null ? 0 : p.replicationLagSeconds(nowSeconds);
         }
     }
 

@@ -8,6 +8,8 @@ public final class ReceiverStats {
     public final LongAdder samplesReplayed = new LongAdder();
     public final LongAdder linesParsed = new LongAdder();
     public final LongAdder bytesReceived = new LongAdder();
+    /** Bytes of commands written to children (REPLAY_CHART, FUNCTION): ASCII, counted as committed to the channel. */
+    public final LongAdder bytesSent = new LongAdder();
     public final LongAdder protocolErrors = new LongAdder();
     public final LongAdder connectionsAccepted = new LongAdder();
     public final LongAdder connectionsRefused = new LongAdder();

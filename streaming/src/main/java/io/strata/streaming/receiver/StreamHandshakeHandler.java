@@ -118,8 +118,10 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
                 req.updateEvery() > 0 ? req.updateEvery() : 1, null);
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
                 ctx.channel(), System.currentTimeMillis());
-        ParentCommands commands = line -> ctx.channel().writeAndFlush(
-                Unpooled.copiedBuffer(line, java.nio.charset.StandardCharsets.UTF_8));
+        ParentCommands commands = line -> {
+            rc.stats().bytesSent.add(line.length());
+            ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, java.nio.charset.StandardCharsets.UTF_8));
+        };
         ReplicationPlanner planner = new ReplicationPlanner(d.settings().replication(),
                 d.settings().secondsToReplicate(), d.settings().secondsPerReplicationStep());
         ReceiverParser parser;
@@ -134,6 +136,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
+        active.parser = parser;
         ReceivedStreamListener.Observer observer;
         try {
             observer = rc.listener().accepted(new ReceivedStreamView(parser, guid, req, d.settings(), caps,

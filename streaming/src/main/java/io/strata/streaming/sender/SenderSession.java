@@ -91,6 +91,7 @@ public final class SenderSession {
             lastProgressNanos = System.nanoTime();
             if (f.isSuccess()) {
                 sent.addAndGet(size);
+                SenderStats.PROCESS.count(size);
             } else if (!closed.get()) {
                 close("failed to send: " + f.cause());
             }
