@@ -22,6 +22,8 @@ final class NetnsLab implements AutoCloseable {
     private final int subnet;
     private final String sw;
     private final List<String> namespaces = new ArrayList<>();
+    /** /etc/netns/NAME directories this lab created: {@code ip netns exec} mounts their files over /etc. */
+    private final List<Path> etcDirs = new ArrayList<>();
     private boolean addedBlackhole;
     private int nextHost = 10;
 
@@ -85,6 +87,24 @@ final class NetnsLab implements AutoCloseable {
         return out.substring(i + 5, out.indexOf('/', i));
     }
 
+    /**
+     * Host names for every process started in the lab's namespaces (as a container network's DNS
+     * gives them): an /etc/netns/NS/hosts per namespace, which {@code ip netns exec} mounts over
+     * /etc/hosts. {@code names}: host name to address.
+     */
+    void names(java.util.Map<String, String> names) throws IOException {
+        StringBuilder hosts = new StringBuilder("127.0.0.1\tlocalhost\n::1\tlocalhost\n");
+        names.forEach((name, addr) -> hosts.append(addr).append('\t').append(name).append('\n'));
+        for (String ns : namespaces) {
+            Path dir = Path.of("/etc/netns", ns);
+            if (!etcDirs.contains(dir)) {
+                Files.createDirectories(dir);
+                etcDirs.add(dir);
+            }
+            Files.writeString(dir.resolve("hosts"), hosts, StandardCharsets.UTF_8);
+        }
+    }
+
     /** A silent partition of the host: its switch port goes down. */
     void cut(String ns) throws IOException {
         run("ip", "-n", sw, "link", "set", ns + "b", "down");
@@ -104,6 +124,14 @@ final class NetnsLab implements AutoCloseable {
         for (int i = namespaces.size() - 1; i >= 0; i--) {
             try {
                 run("ip", "netns", "del", namespaces.get(i));
+            } catch (IOException e) {
+                System.out.println("[netns] " + e.getMessage());
+            }
+        }
+        for (Path dir : etcDirs) {
+            try {
+                Files.deleteIfExists(dir.resolve("hosts"));
+                Files.deleteIfExists(dir);
             } catch (IOException e) {
                 System.out.println("[netns] " + e.getMessage());
             }
