@@ -78,6 +78,7 @@ public final class StrataNode implements Closeable {
         for (String w : config.warnings()) {
             LOG.warn(w);
         }
+        NodeDirectories.requireWritable(config);
         UUID guid = MachineGuid.loadOrCreate(config.libDir());
         EngineConfig ec = EngineConfig.defaults(config.dbDir()).withTiers(config.storageTiers());
         for (int t = 0; t < config.storageTiers(); t++) {
