@@ -5,17 +5,10 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,36 +59,7 @@ class NodeDirectoriesTest {
         assertTrue(Files.isDirectory(dir));
     }
 
-    /** The command as a user runs it: exit code 1, one ERROR line naming the directory and key, no stack trace. */
-    @Test
-    void strataNodeWithAnUnwritableCacheExitsWithOneErrorLine() throws Exception {
-        Path file = Files.writeString(tmp.resolve("a-file"), "not a directory");
-        Path cache = file.resolve("sub");
-        Path conf = writeConfig(tmp.resolve("conf"), cache, tmp.resolve("lib"));
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-") || a.startsWith("--enable-native-access") || a.startsWith("-Dchronicle.")) {
-                cmd.add(a);
-            }
-        }
-        cmd.addAll(List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                "io.strata.node.cli.StrataMain", "node", "--config", conf.toString()));
-        Path out = tmp.resolve("out.txt");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "strata node did not exit");
-        String printed = Files.readString(out, StandardCharsets.UTF_8);
-        assertNotEquals(0, p.exitValue(), printed);
-        List<String> errors = printed.lines().filter(l -> l.contains(" ERROR ")).toList();
-        assertEquals(1, errors.size(), printed);
-        String line = errors.get(0);
-        assertTrue(line.contains("directory " + cache + " ([directories] cache in " + conf.resolve("netdata.conf")
-                + ") is not writable"), line);
-        assertFalse(printed.contains("\tat ") || printed.contains("Exception"), "a stack trace or class name: " + printed);
-        System.out.println("[NodeDirectoriesTest] strata node exited " + p.exitValue() + ": " + line);
-    }
-
-    private static Path writeConfig(Path dir, Path cache, Path lib) throws Exception {
+    static Path writeConfig(Path dir, Path cache, Path lib) throws Exception {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("netdata.conf"), "[global]\n\thostname = dirs\n"
                 + "[db]\n\tmode = dbengine\n\tstorage tiers = 1\n"
