@@ -24,6 +24,7 @@ final class NetnsLab implements AutoCloseable {
     private final List<String> namespaces = new ArrayList<>();
     /** /etc/netns/NAME directories this lab created: {@code ip netns exec} mounts their files over /etc. */
     private final List<Path> etcDirs = new ArrayList<>();
+    private boolean createdEtcNetns;
     private boolean addedBlackhole;
     private int nextHost = 10;
 
@@ -98,6 +99,7 @@ final class NetnsLab implements AutoCloseable {
         for (String ns : namespaces) {
             Path dir = Path.of("/etc/netns", ns);
             if (!etcDirs.contains(dir)) {
+                createdEtcNetns |= !Files.isDirectory(dir.getParent());
                 Files.createDirectories(dir);
                 etcDirs.add(dir);
             }
@@ -134,6 +136,13 @@ final class NetnsLab implements AutoCloseable {
                 Files.deleteIfExists(dir);
             } catch (IOException e) {
                 System.out.println("[netns] " + e.getMessage());
+            }
+        }
+        if (createdEtcNetns) {
+            try {
+                Files.deleteIfExists(Path.of("/etc/netns"));
+            } catch (IOException e) {
+                // another lab's namespaces still use it
             }
         }
         if (addedBlackhole) {
