@@ -9,6 +9,9 @@
 #   STRATA_PEERS       parent: where it forwards every host it receives (the other parents), may be empty
 #   STRATA_DISK_MB     tier 0 disk space in MB (default 256 for a parent, 64 for a child)
 #   STRATA_JAVA_OPTS   extra JVM options
+#   STRATA_DATA        where the node keeps its data and the written configuration (default /var/lib/strata)
+#   STRATA_CONFIG_ONLY yes: write the configuration, print its directory and stop (the network-namespace
+#                      test of the Compose topology runs the nodes it configures this way)
 # Arguments run another strata command instead of the node, e.g. "db verify /var/lib/strata/cache/dbengine".
 set -eu
 
@@ -67,6 +70,10 @@ CONF
       "$parents" "$key" > "$conf/stream.conf"
     printf '[plugins]\n\tproc = yes\n' >> "$conf/netdata.conf"
   fi
+fi
+if [ "${STRATA_CONFIG_ONLY:-no}" = yes ]; then
+  echo "$conf"
+  exit 0
 fi
 
 # exec: the JVM is PID 1 and gets docker stop's SIGTERM (it stops accepting, flushes and closes its files)

@@ -22,26 +22,33 @@ import org.slf4j.LoggerFactory;
 final class Backfill {
 
     private static final Logger log = LoggerFactory.getLogger(Backfill.class);
-    private static final long PROGRESS_NANOS = 5_000_000_000L;
+    private static final long PROGRESS_NANOS = 10_000_000_000L;
 
     private Backfill() {
     }
 
-    /** Outcome, for logs and tests. */
-    record Stats(long metrics, long pointsRead) {
+    /**
+     * Outcome, for logs and tests: metrics backfilled, points read from the lower tiers, points
+     * (windows) of the higher tiers computed from them.
+     */
+    record Stats(long metrics, long pointsRead, long pointsComputed) {
     }
 
     static Stats run(MetricRegistry registry, EngineConfig cfg, TierReader reader, HotAggregateTable[] hotN)
             throws IOException {
         int tiers = registry.tiers();
         if (tiers < 2) {
-            return new Stats(0, 0);
+            return new Stats(0, 0, 0);
         }
         int n = registry.size();
         long began = System.nanoTime();
         long lastLog = began;
         long metrics = 0;
-        long[] read = new long[1];
+        // [0] points read, [1] windows of the higher tiers computed
+        long[] read = new long[2];
+        if (n > 0) {
+            log.info("backfill: checking {} metrics for the points tiers 1..{} lack", n, tiers - 1);
+        }
         for (int m = 0; m < n; m++) {
             long last0 = registry.lastTime(m, 0);
             if (last0 == MetricRegistry.NO_TIME) {
@@ -62,14 +69,16 @@ final class Backfill {
             long now = System.nanoTime();
             if (now - lastLog > PROGRESS_NANOS) {
                 lastLog = now;
-                log.info("backfill: {} of {} metrics checked, {} backfilled, {} points read", m + 1, n, metrics, read[0]);
+                log.info("backfill: {} of {} metrics checked ({}%), {} backfilled, {} points read, {} points computed,"
+                        + " {} s so far", m + 1, n, (m + 1) * 100L / n, metrics, read[0], read[1],
+                        (now - began) / 1_000_000_000L);
             }
         }
-        if (metrics > 0) {
-            log.info("backfill: {} metrics backfilled from {} points in {} ms", metrics, read[0],
-                    (System.nanoTime() - began) / 1_000_000);
+        if (n > 0) {
+            log.info("backfill: done in {} ms: {} of {} metrics backfilled, {} points computed from {} points read",
+                    (System.nanoTime() - began) / 1_000_000, metrics, n, read[1], read[0]);
         }
-        return new Stats(metrics, read[0]);
+        return new Stats(metrics, read[0], read[1]);
     }
 
     private static void fill(MetricRegistry registry, EngineConfig cfg, TierReader reader, HotAggregateTable target,
@@ -103,9 +112,17 @@ final class Backfill {
                 continue;
             }
             long groupingPow = cfg.tierStep(source, 1);
+            long targetStep = cfg.tierStep(tier, 1);
             long end = Math.min(until, registry.lastTime(metric, source));
+            long[] window = {Long.MIN_VALUE};
             long done = reader.read(source, metric, from, end, from - 1, (time, step, sum, min, max, count, anomalies) -> {
                 read[0]++;
+                // a point of the target tier ends each window that the source points fall in
+                long w = Math.floorDiv(time - 1, targetStep);
+                if (w != window[0]) {
+                    window[0] = w;
+                    read[1]++;
+                }
                 int ue = (int) Math.max(1, step / groupingPow);
                 target.addAggregate(metric, time, ue, sum, min, max, count, anomalies);
             });

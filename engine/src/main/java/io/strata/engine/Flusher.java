@@ -1,6 +1,7 @@
 package io.strata.engine;
 
 import io.strata.engine.extent.ExtentWriter;
+import io.strata.engine.io.DiskFullException;
 import io.strata.engine.page.DirtyPage;
 import io.strata.engine.page.PageMemory;
 import io.strata.engine.tier.TierStore;
@@ -54,6 +55,12 @@ final class Flusher implements Runnable {
     /** The newest point time written to any tier: the "now" of the maximum-age rule. */
     private long newestWritten;
     private volatile IOException lastError;
+    private static final long FAILURE_LOG_NANOS = 10_000_000_000L;
+    /** Whether the last write failed, and when the run of failures began (the flusher's clock). */
+    private boolean failing;
+    private long failingSinceNanos;
+    private long lastFailureLogNanos;
+    private long failuresSinceLog;
     /** Estimated heap bytes of the dirty pages not yet written or dropped (sealed queue and batch). */
     private final java.util.concurrent.atomic.AtomicLong dirtyBytes = new java.util.concurrent.atomic.AtomicLong();
     /** The main cache's bound: above it, the oldest dirty pages are dropped (critical eviction). */
@@ -157,6 +164,9 @@ final class Flusher implements Runnable {
         long ticket;
         synchronized (flushMonitor) {
             ticket = ++flushRequested;
+            // an error of an attempt before this call (a retry after an earlier flush gave up) is
+            // not this call's answer: the next attempt's is
+            flushError = null;
         }
         sealed.add(WAKE);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -215,6 +225,9 @@ final class Flusher implements Runnable {
             }
             try {
                 writeBatch(force || aged());
+                if (failing) {
+                    reportRecovery();
+                }
                 if (force && batch.isEmpty() && sealed.isEmpty()) {
                     synchronized (flushMonitor) {
                         flushCompleted = wanted;
@@ -226,7 +239,7 @@ final class Flusher implements Runnable {
                 }
             } catch (IOException e) {
                 lastError = e;
-                log.error("flush failed, {} page(s) kept in memory and retried: {}", batch.size(), e.getMessage());
+                reportFailure(e);
                 if (force) {
                     synchronized (flushMonitor) {
                         flushError = e;
@@ -237,13 +250,49 @@ final class Flusher implements Runnable {
                     }
                 }
                 try {
-                    Thread.sleep(100);
+                    // a full disk frees up in minutes, not milliseconds: retry each second, not
+                    // rebuilding and compressing every extent ten times a second meanwhile
+                    Thread.sleep(DiskFullException.isDiskFull(e) ? 1_000 : 100);
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     return;
                 }
             }
         }
+    }
+
+    /**
+     * Logs a failed write: the first at once, then while the failure lasts one message every 10 s
+     * (the retries run every 100 ms, or every second on a full disk, and each would log).
+     */
+    private void reportFailure(IOException e) {
+        long now = nanoClock.getAsLong();
+        failuresSinceLog++;
+        if (!failing) {
+            failing = true;
+            failingSinceNanos = now;
+            lastFailureLogNanos = now;
+            failuresSinceLog = 0;
+            log.error("{}; {} page(s) kept in memory, within the main cache's bound, and retried every {}; collection "
+                    + "goes on", DiskFullException.isDiskFull(e) ? e.getMessage() : "flush failed: " + e.getMessage(),
+                    batch.size(), DiskFullException.isDiskFull(e) ? "second" : "100 ms");
+        } else if (now - lastFailureLogNanos >= FAILURE_LOG_NANOS) {
+            log.error("{} (still, for {} s; {} failed retries since the last message); {} page(s) kept in memory",
+                    DiskFullException.isDiskFull(e) ? e.getMessage() : "flush failed: " + e.getMessage(),
+                    (now - failingSinceNanos) / 1_000_000_000L, failuresSinceLog, batch.size());
+            lastFailureLogNanos = now;
+            failuresSinceLog = 0;
+        }
+    }
+
+    /** The first write that succeeds after failures says so: the operator's fix worked. */
+    private void reportRecovery() {
+        IOException last = lastError;
+        log.info("writes succeed again after {} s of {}; the pages kept in memory are written", (nanoClock.getAsLong()
+                - failingSinceNanos) / 1_000_000_000L, last instanceof DiskFullException full
+                ? "disk full in " + full.directory() : "write failures");
+        failing = false;
+        failuresSinceLog = 0;
     }
 
     /** Returns the blocks of sealed hot pages to the pool, while no reader copies page memory. */
@@ -303,7 +352,11 @@ final class Flusher implements Runnable {
                     i = end;
                     continue;
                 }
-                tiers[tier].write(writer, batch, i, end);
+                try {
+                    tiers[tier].write(writer, batch, i, end);
+                } catch (IOException e) {
+                    throw DiskFullException.naming(tiers[tier].dir(), e);
+                }
                 for (int k = i; k < end; k++) {
                     newestWritten = Math.max(newestWritten, batch.get(k).endTime());
                 }

@@ -70,7 +70,13 @@ public final class StorageEngine implements Closeable {
             pageMemory[t] = new PageMemory(pb, pb % 512 == 0 ? pb / 8 : pb / 3);
         }
         this.flusher = new Flusher(tiers, memoryLock, pageMemory, maxAge, cfg.nanoClock(),
-                cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : metadata::sync);
+                cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : () -> {
+                    try {
+                        metadata.sync();
+                    } catch (IOException e) {
+                        throw io.strata.engine.io.DiskFullException.naming(cfg.dir(), e);
+                    }
+                });
         this.hot0 = new HotPageTable(registry, p -> {
             pointsSealed.add(p.entries);
             flusher.accept(p);

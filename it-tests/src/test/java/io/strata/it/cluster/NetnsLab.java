@@ -22,6 +22,9 @@ final class NetnsLab implements AutoCloseable {
     private final int subnet;
     private final String sw;
     private final List<String> namespaces = new ArrayList<>();
+    /** /etc/netns/NAME directories this lab created: {@code ip netns exec} mounts their files over /etc. */
+    private final List<Path> etcDirs = new ArrayList<>();
+    private boolean createdEtcNetns;
     private boolean addedBlackhole;
     private int nextHost = 10;
 
@@ -85,6 +88,25 @@ final class NetnsLab implements AutoCloseable {
         return out.substring(i + 5, out.indexOf('/', i));
     }
 
+    /**
+     * Host names for every process started in the lab's namespaces (as a container network's DNS
+     * gives them): an /etc/netns/NS/hosts per namespace, which {@code ip netns exec} mounts over
+     * /etc/hosts. {@code names}: host name to address.
+     */
+    void names(java.util.Map<String, String> names) throws IOException {
+        StringBuilder hosts = new StringBuilder("127.0.0.1\tlocalhost\n::1\tlocalhost\n");
+        names.forEach((name, addr) -> hosts.append(addr).append('\t').append(name).append('\n'));
+        for (String ns : namespaces) {
+            Path dir = Path.of("/etc/netns", ns);
+            if (!etcDirs.contains(dir)) {
+                createdEtcNetns |= !Files.isDirectory(dir.getParent());
+                Files.createDirectories(dir);
+                etcDirs.add(dir);
+            }
+            Files.writeString(dir.resolve("hosts"), hosts, StandardCharsets.UTF_8);
+        }
+    }
+
     /** A silent partition of the host: its switch port goes down. */
     void cut(String ns) throws IOException {
         run("ip", "-n", sw, "link", "set", ns + "b", "down");
@@ -106,6 +128,21 @@ final class NetnsLab implements AutoCloseable {
                 run("ip", "netns", "del", namespaces.get(i));
             } catch (IOException e) {
                 System.out.println("[netns] " + e.getMessage());
+            }
+        }
+        for (Path dir : etcDirs) {
+            try {
+                Files.deleteIfExists(dir.resolve("hosts"));
+                Files.deleteIfExists(dir);
+            } catch (IOException e) {
+                System.out.println("[netns] " + e.getMessage());
+            }
+        }
+        if (createdEtcNetns) {
+            try {
+                Files.deleteIfExists(Path.of("/etc/netns"));
+            } catch (IOException e) {
+                // another lab's namespaces still use it
             }
         }
         if (addedBlackhole) {

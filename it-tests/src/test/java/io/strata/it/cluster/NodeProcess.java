@@ -29,6 +29,8 @@ final class NodeProcess implements AutoCloseable, ClusterApi.Fetcher {
     private String namespace;
     private String address = "127.0.0.1";
     private String clientNamespace;
+    /** Words run before the JVM's (e.g. {@code unshare -m ...}), which end by exec-ing it. */
+    private List<String> wrapper = List.of();
 
     NodeProcess(String name, Path dir, int port) {
         this.name = name;
@@ -54,6 +56,20 @@ final class NodeProcess implements AutoCloseable, ClusterApi.Fetcher {
         return this;
     }
 
+    /**
+     * Runs the JVM through {@code command}, which must exec the words that follow it (so that the
+     * process is the JVM's, for {@link #pid()} and SIGKILL).
+     */
+    NodeProcess wrappedIn(List<String> command) {
+        this.wrapper = List.copyOf(command);
+        return this;
+    }
+
+    /** The running process's id; -1 before the start. */
+    long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
     @Override
     public String fetch(String path) throws IOException, InterruptedException {
         if (lab != null) {
@@ -68,6 +84,7 @@ final class NodeProcess implements AutoCloseable, ClusterApi.Fetcher {
         if (namespace != null) {
             cmd.addAll(List.of("ip", "netns", "exec", namespace));
         }
+        cmd.addAll(wrapper);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             // the module flags Chronicle needs, as the test JVM got them from the build

@@ -14,6 +14,8 @@ import java.util.concurrent.Callable;
         description = "Run a node from netdata.conf and stream.conf in a directory (Netdata's keys).")
 public final class NodeCommand implements Callable<Integer> {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("strata.node");
+
     @Option(names = "--config", required = true, paramLabel = "DIR",
             description = "Directory holding netdata.conf and stream.conf.")
     Path config;
@@ -31,7 +33,9 @@ public final class NodeCommand implements Callable<Integer> {
         try {
             node = io.strata.node.runtime.NodeRoles.start(cfg, null);
         } catch (java.io.IOException e) {
-            System.err.println("strata node: cannot start: " + e.getMessage());
+            // one ERROR line the user can act on (a directory, a port, a disk): its message says
+            // what and where; a stack trace would only hide it
+            LOG.error("cannot start: {}", e.getMessage());
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);

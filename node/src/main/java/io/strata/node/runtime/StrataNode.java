@@ -78,6 +78,7 @@ public final class StrataNode implements Closeable {
         for (String w : config.warnings()) {
             LOG.warn(w);
         }
+        NodeDirectories.requireWritable(config);
         UUID guid = MachineGuid.loadOrCreate(config.libDir());
         EngineConfig ec = EngineConfig.defaults(config.dbDir()).withTiers(config.storageTiers());
         for (int t = 0; t < config.storageTiers(); t++) {
@@ -143,11 +144,29 @@ public final class StrataNode implements Closeable {
         }
     }
 
+    private long metadataFailingSince;
+    private long metadataWarnedAt;
+
+    /** Each second; while it fails (a full disk), one warning at first and then every 10 s, not each second. */
     private void syncMetadata() {
         try {
             engine.metadata().sync();
+            if (metadataFailingSince != 0) {
+                LOG.info("metadata sync succeeds again after {} s", (System.nanoTime() - metadataFailingSince) / 1_000_000_000L);
+                metadataFailingSince = 0;
+            }
         } catch (IOException | RuntimeException e) {
-            LOG.warn("metadata sync failed: {}", e.getMessage());
+            long now = System.nanoTime();
+            if (metadataFailingSince == 0 || now - metadataWarnedAt >= 10_000_000_000L) {
+                String what = e instanceof IOException failure ? io.strata.engine.io.DiskFullException.naming(
+                        config.dbDir(), failure).getMessage() : e.toString();
+                LOG.warn("metadata sync failed{}: {}", metadataFailingSince == 0 ? ""
+                        : " (still, for " + (now - metadataFailingSince) / 1_000_000_000L + " s)", what);
+                metadataWarnedAt = now;
+                if (metadataFailingSince == 0) {
+                    metadataFailingSince = now;
+                }
+            }
         }
     }
 
