@@ -78,14 +78,15 @@ public final class BenchReplayCommand implements Callable<Integer> {
             if (json) {
                 System.out.printf(Locale.ROOT, "{\"samples_replayed\":%d,\"samples_expected\":%d,\"seconds\":%.3f,"
                                 + "\"samples_per_second\":%.0f,\"charts_finished\":%d,\"charts_expected\":%d,"
-                                + "\"bytes_received\":%d,\"prefill_seconds\":%.2f}%n", r.samplesReplayed(),
+                                + "\"bytes_received\":%d,\"prefill_seconds\":%.2f,\"cpu_ns_per_sample\":%.1f}%n", r.samplesReplayed(),
                         r.samplesExpected(), r.seconds(), r.samplesPerSecond(), r.chartsFinished(), r.chartsExpected(),
-                        r.bytesReceived(), r.prefillSeconds());
+                        r.bytesReceived(), r.prefillSeconds(), r.cpuNanosPerSample());
             } else {
                 System.out.printf(Locale.ROOT, "replayed %,d of %,d samples (%d of %d charts) in %.2f s: %.2f M samples/s"
-                                + " (%.1f bytes of text per sample; child history written in %.1f s)%n",
+                                + " (%.0f ns of process CPU per sample; %.1f bytes of text per sample; child history"
+                                + " written in %.1f s)%n",
                         r.samplesReplayed(), r.samplesExpected(), r.chartsFinished(), r.chartsExpected(), r.seconds(),
-                        r.samplesPerSecond() / 1e6, r.bytesReceived() / (double) Math.max(1, r.samplesReplayed()),
+                        r.samplesPerSecond() / 1e6, r.cpuNanosPerSample(), r.bytesReceived() / (double) Math.max(1, r.samplesReplayed()),
                         r.prefillSeconds());
             }
             return r.chartsFinished() == r.chartsExpected() ? 0 : 1;

@@ -45,8 +45,13 @@ public final class ReplayBench {
                           java.io.PrintStream progress) {
     }
 
+    /**
+     * @param cpuNanosPerSample CPU time of the whole process (both nodes, all threads, GC) during the
+     *                          replay, per sample: what the rate costs, which a shared machine does not blur
+     */
     public record Result(long samplesReplayed, long samplesExpected, double seconds, double samplesPerSecond,
-                         double prefillSeconds, long bytesReceived, int chartsFinished, int chartsExpected) {
+                         double prefillSeconds, long bytesReceived, int chartsFinished, int chartsExpected,
+                         double cpuNanosPerSample) {
     }
 
     private static final String KEY = "5bd4c2b4-6a0e-4d3f-9a15-0c1d2e3f4a5b";
@@ -83,6 +88,9 @@ public final class ReplayBench {
                         + "\tenable compression = " + (o.compression() ? "yes" : "no") + "\n", "stream.conf"))
                         .sender();
                 List<ChildStreamer> streamers = new ArrayList<>();
+                ThreadCpu threadCpu = new ThreadCpu();
+                threadCpu.byKind();
+                long cpuStart = processCpuNanos();
                 long start = System.nanoTime();
                 for (LocalCharts host : hosts) {
                     ChildStreamer s = new ChildStreamer(host, settings, 1, senderLoops);
@@ -91,7 +99,6 @@ public final class ReplayBench {
                 }
                 long deadline = start + (long) (o.timeoutSeconds() * 1e9);
                 long nextReport = start;
-                ThreadCpu threadCpu = new ThreadCpu();
                 while (finished.sum() < chartsExpected && System.nanoTime() < deadline) {
                     Thread.sleep(5);
                     if (o.progress() != null && System.nanoTime() >= nextReport) {
@@ -112,22 +119,52 @@ public final class ReplayBench {
                     }
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
+                long cpu = processCpuNanos() - cpuStart;
+                if (o.progress() != null) {
+                    o.progress().println("CPU by thread over the replay: " + threadCpu.byKind());
+                }
                 for (ChildStreamer s : streamers) {
                     s.close();
                 }
                 long replayed = stats.samplesReplayed.sum();
                 return new Result(replayed, samplesExpected, seconds, replayed / seconds, prefillSeconds,
-                        stats.bytesReceived.sum(), (int) finished.sum(), chartsExpected);
+                        stats.bytesReceived.sum(), (int) finished.sum(), chartsExpected,
+                        cpu / (double) Math.max(1, replayed));
             } finally {
                 senderLoops.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
             }
         }
     }
 
+    private static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
+    }
+
     /** The threads that used the most CPU since the previous call. */
     private static final class ThreadCpu {
         private final java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         private final Map<Long, Long> last = new java.util.HashMap<>();
+        private final Map<Long, Long> lastByKind = new java.util.HashMap<>();
+
+        /** CPU since the previous call, summed by thread name without its numbers. */
+        String byKind() {
+            Map<String, Long> kinds = new java.util.TreeMap<>();
+            for (long id : mx.getAllThreadIds()) {
+                long cpu = mx.getThreadCpuTime(id);
+                Long before = lastByKind.put(id, cpu);
+                java.lang.management.ThreadInfo ti = mx.getThreadInfo(id);
+                if (ti != null && cpu > 0) {
+                    kinds.merge(ti.getThreadName().replaceAll("[0-9]+\\]?$", "#"), cpu - (before == null ? 0 : before),
+                            Long::sum);
+                }
+            }
+            StringBuilder sb = new StringBuilder();
+            kinds.entrySet().stream().filter(k -> k.getValue() > 10_000_000L)
+                    .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+                    .forEach(k -> sb.append(k.getKey()).append('=').append(k.getValue() / 1_000_000L).append("ms "));
+            return sb.toString().trim();
+        }
 
         String busiest() {
             List<String> out = new ArrayList<>();

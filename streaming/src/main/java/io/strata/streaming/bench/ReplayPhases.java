@@ -119,6 +119,7 @@ public final class ReplayPhases {
                     long t2 = cpu.getCurrentThreadCpuTime();
                     int bytes = answers.readableBytes();
                     feed(parser, answers);
+                    parser.publishStats();
                     long t3 = cpu.getCurrentThreadCpuTime();
                     // the engine alone, in the answer's order (chart by chart, second by second)
                     UUID other = UUID.randomUUID();

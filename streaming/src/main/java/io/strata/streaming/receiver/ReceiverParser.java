@@ -96,6 +96,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     private long lineNumber;
     private long samplesSinceReport;
+    /** RSET values stored and not yet added to {@link ReceiverStats#samplesReplayed} (one add per read, not per value). */
+    private long replayedSinceReport;
     private boolean disabled;
 
     // FUNCTION_RESULT payload being collected
@@ -308,6 +310,17 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             disabled = true;
         } else {
             throw error("unknown keyword", b, s, e);
+        }
+    }
+
+    /**
+     * Adds what was counted since the last call to the shared {@link ReceiverStats}: the receiver calls
+     * it after each read, so that a counter shared by every stream is touched once per read.
+     */
+    public void publishStats() {
+        if (replayedSinceReport > 0) {
+            stats.samplesReplayed.add(replayedSinceReport);
+            replayedSinceReport = 0;
         }
     }
 
@@ -774,7 +787,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         // through the collector: a replayed point moves the chart's collection state, as in Netdata
         c.collector.replaySet(dim, empty ? Double.NaN : value, flags);
         c.replayedPoints++;
-        stats.samplesReplayed.increment();
+        replayedSinceReport++;
     }
 
     private void replayDimensionState(byte[] b, int s, int e, int n) throws StreamProtocolException {

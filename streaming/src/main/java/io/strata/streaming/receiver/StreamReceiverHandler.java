@@ -52,7 +52,11 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
             }
             stats.bytesReceived.add(buf.readableBytes());
             active.lastDataMillis = System.currentTimeMillis();
-            lines.feed(buf, parser);
+            try {
+                lines.feed(buf, parser);
+            } finally {
+                parser.publishStats();
+            }
             if (parser.disabled()) {
                 LOG.info("{}: the child sent DISABLE; closing its stream", who);
                 close(ctx);

@@ -1374,6 +1374,7 @@ class ReceiverFuzzTest {
                     null);
             new LineSplitter(ReceiverLimits.DEFAULTS.maxLineBytes()).feed(
                     Unpooled.wrappedBuffer(session, head, session.length - head), p);
+            p.publishStats();
             referencePoints = pointsOfHost(reference, PLAIN_GUID);
             referenceSamples = refStats.samplesCollected.sum() + refStats.samplesReplayed.sum();
             referenceCharts = chartIds(reference, PLAIN_GUID);
