@@ -255,6 +255,27 @@ public final class StorageEngine implements Closeable {
         return delivered[0];
     }
 
+    /** Receives tier-0 points a run at a time: {@code sns[from..to)} are at {@code firstTime + i * step}. */
+    @FunctionalInterface
+    public interface Tier0RunConsumer {
+        void points(int[] sns, int from, int to, long firstTime, long step);
+    }
+
+    /**
+     * {@link #queryTier0(int, long, long, Tier0Consumer)} a page's run at a time: for readers that copy
+     * the storage numbers out (a replication answer), one call per page instead of one per point. The
+     * array is the engine's; it is valid only during the call. Returns the points delivered.
+     */
+    public long queryTier0Runs(int metric, long after, long before, Tier0RunConsumer out) throws IOException {
+        sizeCache();
+        long[] delivered = new long[1];
+        reader.read(0, metric, after, before, after - 1, (TierReader.StorageNumberRunSink) (sns, from, to, first, step) -> {
+            out.points(sns, from, to, first, step);
+            delivered[0] += to - from;
+        });
+        return delivered[0];
+    }
+
     /**
      * Queries {@code metric} (collected every {@code updateEvery} seconds) over {@code (after,
      * before]} for about {@code points} output points (0: one per collected point): chooses the

@@ -50,6 +50,20 @@ final class TierReader {
         }
     }
 
+    /**
+     * A sink that takes tier-0 storage numbers a page's run at a time: {@code sns[from..to)} are
+     * the points at {@code firstTime}, {@code firstTime + step}, ... (one call per page instead of
+     * one per point, for readers that copy them out).
+     */
+    interface StorageNumberRunSink extends StorageNumberSink {
+        void storageNumbers(int[] sns, int from, int to, long firstTime, long step);
+
+        @Override
+        default void storageNumber(long time, long step, int sn) {
+            storageNumbers(new int[] {sn}, 0, 1, time, step);
+        }
+    }
+
     private final TierStore[] tiers;
     private final Flusher flusher;
     private final HotPageTable hot0;
@@ -162,6 +176,14 @@ final class TierReader {
         long from = Math.max(after, lastTime + 1);
         if (from > start) {
             s = (int) Math.min(n, (from - start + step - 1) / step);
+        }
+        if (tier == 0 && out instanceof StorageNumberRunSink runs) {
+            if (s >= n || start + s * step > before) {
+                return lastTime;
+            }
+            int to = (int) Math.min(n, (before - start) / step + 1);
+            runs.storageNumbers(src, s, to, start + s * step, step);
+            return start + (to - 1) * step;
         }
         StorageNumberSink raw = out instanceof StorageNumberSink r ? r : null;
         for (; s < n; s++) {

@@ -517,7 +517,7 @@ public final class ChildStream {
      * Walks one dimension's tier-0 points in windows of {@value #WINDOW_POINTS} points, so that a
      * long request never holds more than one window per dimension in memory.
      */
-    private static final class DimensionCursor implements StorageEngine.Tier0Consumer {
+    private static final class DimensionCursor implements StorageEngine.Tier0RunConsumer {
         static final int WINDOW_POINTS = 1024;
 
         private final StorageEngine engine;
@@ -543,14 +543,20 @@ public final class ChildStream {
         }
 
         @Override
-        public void point(long time, int sn) {
-            if (count == times.length) {
-                times = Arrays.copyOf(times, count * 2);
-                storageNumbers = Arrays.copyOf(storageNumbers, count * 2);
+        public void points(int[] sns, int from, int to, long firstTime, long step) {
+            int n = to - from;
+            if (count + n > times.length) {
+                int size = Math.max(count + n, times.length * 2);
+                times = Arrays.copyOf(times, size);
+                storageNumbers = Arrays.copyOf(storageNumbers, size);
             }
-            times[count] = time;
-            storageNumbers[count] = sn;
-            count++;
+            System.arraycopy(sns, from, storageNumbers, count, n);
+            long[] ts = times;
+            long t = firstTime;
+            for (int i = count, end = count + n; i < end; i++, t += step) {
+                ts[i] = t;
+            }
+            count += n;
         }
 
         /** Moves to the first point ending at or after {@code now}; keeps the last point when none does. */
@@ -568,7 +574,7 @@ public final class ChildStream {
                 long to = until - nextFrom < windowSeconds ? until : nextFrom + windowSeconds - 1;
                 count = 0;
                 position = 0;
-                engine.queryTier0(metric, nextFrom, to, this);
+                engine.queryTier0Runs(metric, nextFrom, to, this);
                 nextFrom = to + 1;
             }
             end = times[position];

@@ -41,13 +41,15 @@ final class ReplayPointWriter {
 
     /** {@code RSET "<id>" <value %0.7f> ""} or {@code "R"} for a counter reset. */
     void set(ByteBuf out, byte[] dimensionIdUtf8, int storageNumber) {
-        double value = StorageNumber.unpack(storageNumber);
         byte[] b = line;
         int at = SenderWireFormat.put(b, length, SenderWireFormat.RSET);
         at = SenderWireFormat.put(b, at, dimensionIdUtf8);
         b[at++] = '"';
         b[at++] = ' ';
-        int end = SenderWireFormat.fixed7(b, at, value);
+        int end = decimal(b, at, storageNumber);
+        if (end < 0) {
+            end = SenderWireFormat.fixed7(b, at, StorageNumber.unpack(storageNumber));
+        }
         if (end < 0) {
             // beyond 2^63: formatted by the slow path, straight into the buffer
             drainTo(out);
@@ -63,6 +65,41 @@ final class ReplayPointWriter {
         b[at++] = '"';
         b[at++] = '\n';
         length = at;
+    }
+
+    private static final int[] POW10 = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000};
+
+    /**
+     * The {@code %0.7f} of {@code unpack(sn)} without the double, for the two common shapes of a
+     * storage number: mantissa / 10^k and mantissa * 10^k (k < 8). The first is below 2^24, where
+     * the double is within 4e-9 of the exact decimal, which has at most 7 decimals, so printing
+     * it rounds back to that decimal; the second is an integer below 2^53, exact. Returns -1 for
+     * the base-100 shapes, which take the double's path.
+     */
+    private static int decimal(byte[] b, int at, int sn) {
+        if ((sn & StorageNumber.SN_FLAG_NOT_EXISTS_MUL100) != 0) {
+            return -1;
+        }
+        int mantissa = sn & StorageNumber.SN_MANTISSA_MASK;
+        int k = (sn & StorageNumber.SN_EXPONENT_MASK) >>> StorageNumber.SN_EXPONENT_SHIFT;
+        if ((sn & StorageNumber.SN_FLAG_NEGATIVE) != 0) {
+            b[at++] = '-';
+        }
+        long decimals;
+        if ((sn & StorageNumber.SN_FLAG_MULTIPLY) != 0) {
+            at = SenderWireFormat.positive(b, at, (long) mantissa * POW10[k]);
+            decimals = 0;
+        } else {
+            at = SenderWireFormat.positive(b, at, mantissa / POW10[k]);
+            decimals = (long) (mantissa % POW10[k]) * POW10[7 - k];
+        }
+        b[at++] = '.';
+        int end = at + 7;
+        for (int i = end - 1; i >= at; i--) {
+            b[i] = (byte) ('0' + decimals % 10);
+            decimals /= 10;
+        }
+        return end;
     }
 
     /** {@code RSET "<id>" NAN "E"}: the dimension has no point at this time. */

@@ -42,6 +42,33 @@ class ReplayPointWriterTest {
     }
 
     @Test
+    void everyExponentAndSignOfAStorageNumberPrintsAsItsDouble() {
+        byte[] id = "d".getBytes(StandardCharsets.UTF_8);
+        ByteBuf expected = Unpooled.buffer();
+        ByteBuf actual = Unpooled.buffer();
+        ReplayPointWriter writer = new ReplayPointWriter();
+        int[] flagSets = {0, StorageNumber.SN_FLAG_NEGATIVE, StorageNumber.SN_FLAG_MULTIPLY,
+                StorageNumber.SN_FLAG_MULTIPLY | StorageNumber.SN_FLAG_NEGATIVE, StorageNumber.SN_FLAG_RESET,
+                StorageNumber.SN_FLAG_NOT_EXISTS_MUL100 | StorageNumber.SN_FLAG_MULTIPLY};
+        for (int flags : flagSets) {
+            for (int k = 0; k < 8; k++) {
+                for (int mantissa = 0; mantissa <= StorageNumber.SN_MANTISSA_MASK; mantissa += mantissa < 2000 ? 1 : 7919) {
+                    int sn = flags | (k << StorageNumber.SN_EXPONENT_SHIFT) | mantissa;
+                    expected.clear();
+                    actual.clear();
+                    SenderWireFormat.replaySetStorageNumber(expected, id, sn);
+                    writer.begin(1, 2, 3, 1, 1);
+                    writer.drainTo(Unpooled.buffer()); // drop the RBEGIN line: only the RSET is compared
+                    writer.set(actual, id, sn);
+                    writer.drainTo(actual);
+                    assertEquals(expected.toString(StandardCharsets.UTF_8), actual.toString(StandardCharsets.UTF_8),
+                            "storage number 0x" + Integer.toHexString(sn));
+                }
+            }
+        }
+    }
+
+    @Test
     void aValueBeyondTwoToTheSixtyThirdKeepsItsPlaceInTheLine() {
         ByteBuf expected = Unpooled.buffer();
         ByteBuf actual = Unpooled.buffer();
