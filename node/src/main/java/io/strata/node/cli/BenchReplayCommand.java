@@ -48,6 +48,10 @@ public final class BenchReplayCommand implements Callable<Integer> {
     int rounds;
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
+    @Option(names = "--warmup", defaultValue = "true", negatable = true,
+            description = "First a smaller replay in the same JVM, not measured, so that the figure is not the JIT"
+                    + " compiler's. Default ${DEFAULT-VALUE}.")
+    boolean warmup;
 
     @Override
     public Integer call() throws Exception {
@@ -72,9 +76,14 @@ public final class BenchReplayCommand implements Callable<Integer> {
                 return 0;
             }
             int threads = parentThreads != null ? parentThreads : Math.max(2, Runtime.getRuntime().availableProcessors());
+            if (warmup) {
+                new ReplayBench().run(new ReplayBench.Options(Math.max(1, hosts / 4), metricsPerHost, dimensionsPerChart,
+                        Math.min(seconds, 300), compression.equals("on"), work.resolve("warmup"), 41, timeout, threads,
+                        senderThreads, null));
+            }
             ReplayBench.Result r = new ReplayBench().run(new ReplayBench.Options(hosts, metricsPerHost,
-                    dimensionsPerChart, seconds, compression.equals("on"), work, 42, timeout, threads, senderThreads,
-                    progress ? System.err : null));
+                    dimensionsPerChart, seconds, compression.equals("on"), work.resolve("measured"), 42, timeout,
+                    threads, senderThreads, progress ? System.err : null));
             if (json) {
                 System.out.printf(Locale.ROOT, "{\"samples_replayed\":%d,\"samples_expected\":%d,\"seconds\":%.3f,"
                                 + "\"samples_per_second\":%.0f,\"charts_finished\":%d,\"charts_expected\":%d,"

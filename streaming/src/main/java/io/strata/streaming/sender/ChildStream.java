@@ -132,6 +132,8 @@ public final class ChildStream {
     private final int clockResyncIterations;
     private final Object wiresLock = new Object();
     private volatile ChartWire[] wires = new ChartWire[0];
+    /** Guarded by this: the cursors of the last answer, reused by the next one. */
+    private DimensionCursor[] spareCursors;
 
     /** Unclaimed, Netdata's label sources, no chart options, the system clock, 60 resync iterations. */
     public ChildStream(StorageEngine engine, UUID hostGuid) {
@@ -459,23 +461,54 @@ public final class ChildStream {
         }
         int ue = w.updateEvery;
         int n = w.metrics.length;
-        DimensionCursor[] cursors = new DimensionCursor[n];
+        long pointsAsked = Math.min((before - after) / Math.max(1, ue) + 1, 86_400L);
+        // sized for the window or the request, whichever is smaller, and kept for the next answer
+        int capacity = (int) Math.min(DimensionCursor.WINDOW_POINTS + 1, pointsAsked + 1);
+        DimensionCursor[] cursors = takeCursors(n);
         for (int i = 0; i < n; i++) {
-            cursors[i] = new DimensionCursor(engine, w.metrics[i], after, before, ue);
+            if (cursors[i] == null) {
+                cursors[i] = new DimensionCursor(engine);
+            }
+            cursors[i].start(w.metrics[i], after, before, ue, capacity);
         }
+        try {
+            return replayPoints(out, w, after, before, wallClock, ue, n, pointsAsked, cursors);
+        } finally {
+            returnCursors(cursors);
+        }
+    }
+
+    /** The cursors of the previous answer (their arrays are what costs), or fresh slots; concurrent answers get their own. */
+    private synchronized DimensionCursor[] takeCursors(int n) {
+        DimensionCursor[] spare = spareCursors;
+        spareCursors = null;
+        if (spare == null) {
+            return new DimensionCursor[n];
+        }
+        return spare.length >= n ? spare : Arrays.copyOf(spare, n);
+    }
+
+    private synchronized void returnCursors(DimensionCursor[] cursors) {
+        if (spareCursors == null || spareCursors.length < cursors.length) {
+            spareCursors = cursors;
+        }
+    }
+
+    private long replayPoints(ByteBuf out, ChartWire w, long after, long before, long wallClock, int ue, int n,
+                              long pointsAsked, DimensionCursor[] cursors) throws IOException {
         int maxIdBytes = 0;
         for (byte[] id : w.dimIds) {
             maxIdBytes = Math.max(maxIdBytes, id.length);
         }
         // one growth of the buffer instead of a doubling every few points
-        long pointsAsked = Math.min((before - after) / Math.max(1, ue) + 1, 86_400L);
         out.ensureWritable((int) Math.min(pointsAsked * (40L + n * (30L + maxIdBytes)), 64L << 20));
         ReplayPointWriter points = new ReplayPointWriter();
         long now = after + 1;
         while (now <= before) {
             long minStart = 0;
             long minEnd = 0;
-            for (DimensionCursor c : cursors) {
+            for (int i = 0; i < n; i++) {
+                DimensionCursor c = cursors[i];
                 c.advanceTo(now);
                 if (!c.loaded || c.end < now) {
                     continue;
@@ -521,12 +554,12 @@ public final class ChildStream {
         static final int WINDOW_POINTS = 1024;
 
         private final StorageEngine engine;
-        private final int metric;
-        private final long until;
-        private final long windowSeconds;
+        private int metric;
+        private long until;
+        private long windowSeconds;
         private long nextFrom;
-        private long[] times = new long[64];
-        private int[] storageNumbers = new int[64];
+        private long[] times = new long[0];
+        private int[] storageNumbers = new int[0];
         private int count;
         private int position;
 
@@ -534,12 +567,25 @@ public final class ChildStream {
         long end;
         int storageNumber;
 
-        DimensionCursor(StorageEngine engine, int metric, long from, long until, int updateEvery) {
+        DimensionCursor(StorageEngine engine) {
             this.engine = engine;
+        }
+
+        /** Positions the cursor before the points of {@code metric} in (from, until]. */
+        void start(int metric, long from, long until, int updateEvery, int capacity) {
+            if (times.length < capacity) {
+                times = new long[capacity];
+                storageNumbers = new int[capacity];
+            }
             this.metric = metric;
             this.until = until;
             this.windowSeconds = (long) WINDOW_POINTS * updateEvery;
             this.nextFrom = from;
+            this.count = 0;
+            this.position = 0;
+            this.loaded = false;
+            this.end = 0;
+            this.storageNumber = 0;
         }
 
         @Override

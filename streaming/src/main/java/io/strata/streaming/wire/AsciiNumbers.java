@@ -171,7 +171,9 @@ public final class AsciiNumbers {
             if (mantissa == 0) {
                 return negative ? -0.0 : 0.0;
             }
-            while (exponent < 0 && mantissa % 10 == 0) {
+            // trailing zeros change nothing when both operands are exact (one correctly rounded
+            // operation either way): strip them, a division each, only when out of that range
+            while ((mantissa > EXACT_DOUBLE_INTEGER || exponent < -22) && exponent < 0 && mantissa % 10 == 0) {
                 mantissa /= 10;
                 exponent++;
             }

@@ -353,6 +353,34 @@ class ChildStreamTest {
      * Times are small, so every window and clock is under our control.
      */
     @Test
+    void answersInARowOverOtherRangesAreThoseOfAFreshStream() throws Exception {
+        // the cursors of one answer are kept for the next: a shorter or longer range (several
+        // windows), or gaps, must not see what the previous answer left in them
+        StorageEngine e = open();
+        UUID h = UUID.randomUUID();
+        int wide = syntheticChart(e, h, 2);
+        List<Integer> m = e.metadata().metrics(wide);
+        for (long t = 1000; t <= 3100; t++) {
+            e.store(m.get(0), t, 1, t % 97, StorageNumber.SN_DEFAULT_FLAGS);
+            if (t % 5 != 0) {
+                e.store(m.get(1), t, 1, t % 13, StorageNumber.SN_DEFAULT_FLAGS);
+            }
+        }
+        ChildStream kept = new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 3200L, 60);
+        long[][] asks = {{999, 3100}, {1500, 1510}, {2000, 2700}, {1000, 1001}, {999, 3100}};
+        for (long[] ask : asks) {
+            ByteBuf reused = Unpooled.buffer();
+            ByteBuf fresh = Unpooled.buffer();
+            kept.writeReplayAnswer(reused, wide, false, ask[0], ask[1], 3200, fixedState(3100_000_000L));
+            new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 3200L, 60)
+                    .writeReplayAnswer(fresh, wide, false, ask[0], ask[1], 3200, fixedState(3100_000_000L));
+            assertEquals(fresh.toString(java.nio.charset.StandardCharsets.UTF_8),
+                    reused.toString(java.nio.charset.StandardCharsets.UTF_8), "(" + ask[0] + ", " + ask[1] + "]");
+            assertTrue(reused.readableBytes() > 100, "an answer with points");
+        }
+    }
+
+    @Test
     void replaysGapsResetsAndMissingDimensionsAsTheCSenderDoes() throws Exception {
         StorageEngine e = open();
         UUID h = UUID.randomUUID();
