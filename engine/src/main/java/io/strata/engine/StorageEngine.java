@@ -267,10 +267,22 @@ public final class StorageEngine implements Closeable {
      * Reads every page of {@code tier} from disk in file order, whole runs of extents at a time,
      * decoding each page for {@code sink} (exports, whole-tier checks, the cold-scan benchmark);
      * with a null sink, every extent is read and its checksum verified, nothing decoded.
+     * Pages reach {@code sink} on the calling thread in file order; several reads are in flight
+     * ({@link TierScanner.ScanOptions#DEFAULT}).
      * Holds the tier's read lock: rotation of that tier waits until the scan ends.
      */
     public TierScanner.Stats scanTier(int tier, TierScanner.PageSink sink) throws IOException {
         return TierScanner.scan(tiers[tier], sink);
+    }
+
+    /**
+     * As {@link #scanTier(int, TierScanner.PageSink)} with the reads in flight, the run size and
+     * the delivery chosen: with {@link TierScanner.ScanOptions#parallelSink()} the pages are
+     * decoded on every reading thread and {@code sink} must be thread-safe.
+     */
+    public TierScanner.Stats scanTier(int tier, TierScanner.PageSink sink, TierScanner.ScanOptions options)
+            throws IOException {
+        return TierScanner.scan(tiers[tier], sink, options);
     }
 
     private volatile int cacheSizedFor = -1;
