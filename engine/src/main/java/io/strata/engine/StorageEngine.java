@@ -80,6 +80,9 @@ public final class StorageEngine implements Closeable {
             hotN[t] = new HotAggregateTable(t, cfg.tierGrouping(), registry, flusher::accept, pageMemory[t], cfg.seed(),
                     cfg.nanoClock());
         }
+        if (tiers.length > 1) {
+            hot0.setLateAggregator(this::aggregateLate);
+        }
         this.cache = new PageCache(cfg.autoCacheBytes(0) * 3 / 4, cfg.autoCacheBytes(0) / 4);
         this.reader = new TierReader(tiers, flusher, hot0, hotN, memoryLock, cache, readErrors);
         for (int t = 0; t < tiers.length; t++) {
@@ -199,14 +202,17 @@ public final class StorageEngine implements Closeable {
         }
         // No shared counter per point: an atomic add here would drain the store buffer on every
         // sample. Points are counted per sealed page instead.
+        // The tiers above get the point from the hot page, late and in bursts (aggregateLate).
         if (hot0.store(metric, time, updateEvery, sn) == HotPageTable.STORED) {
-            for (int t = 1; t < hotN.length; t++) {
-                hotN[t].add(metric, time, updateEvery, sn);
-            }
             return true;
         }
         pointsRejected.increment();
         return false;
+    }
+
+    /** Hands tier-0 points to the tiers above, late and in bursts (see {@link HotAggregateTable#addSlots}). */
+    private long aggregateLate(int metric, long page, long start, int updateEvery, int from, int to) {
+        return HotAggregateTable.addSlots(hotN, metric, page, start, updateEvery, from, to);
     }
 
     /** Stores a gap (a missed collection) at {@code time}. */

@@ -121,6 +121,32 @@ public final class HotAggregateTable {
     }
 
     /**
+     * Merges tier-0 slots {@code [from, to)} of a hot page at {@code page} (slot {@code i} at
+     * {@code start + i × updateEvery}) into the open windows of {@code tiers[1..]}, in order, and
+     * returns the end of tier 1's open window: until a point passes it no window of any tier can
+     * close (a higher tier's windows end on multiples of tier 1's step), so the points up to it
+     * can wait in the hot page ({@link HotPageTable.LateAggregator}). An empty slot before the
+     * last is skipped: it is a missed collection, which never reaches the tiers, or a stored gap
+     * within the open window, which changes nothing there; the last slot is the one that may
+     * close windows, gap or not. The result is what {@link #add} point by point gives.
+     */
+    public static long addSlots(HotAggregateTable[] tiers, int metric, long page, long start, int updateEvery,
+                                int from, int to) {
+        int last = to - 1;
+        for (int i = from; i < to; i++) {
+            int sn = PageMemory.readInt(page + 4L * i);
+            if (sn == StorageNumber.SN_EMPTY_SLOT && i != last) {
+                continue;
+            }
+            long t = start + (long) i * updateEvery;
+            for (int k = 1; k < tiers.length; k++) {
+                tiers[k].add(metric, t, updateEvery, sn);
+            }
+        }
+        return tiers[1].openWindowEnd(metric);
+    }
+
+    /**
      * Merges an aggregate of a lower tier (backfill): {@code time} is the end of its interval,
      * which lies in one window of this tier; {@code count} 0 is a gap, which only moves time.
      */
