@@ -65,9 +65,8 @@ public final class StorageEngine implements Closeable {
         long maxAge = cfg.flushMaxAgeMillis() * 1_000_000L;
         this.pageMemory = new PageMemory[tiers.length];
         for (int t = 0; t < tiers.length; t++) {
-            // Granules of 1/8 page (1/3 of the small tier-2+ page): hot pages grow as they fill.
-            int pb = DiskFormat.pageBytes(t);
-            pageMemory[t] = new PageMemory(pb, pb % 512 == 0 ? pb / 8 : pb / 3);
+            // Hot pages grow as they fill, in granules of 1/16 page (64 bytes for tier 2+).
+            pageMemory[t] = PageMemory.forPages(DiskFormat.pageBytes(t));
         }
         this.flusher = new Flusher(tiers, memoryLock, pageMemory, maxAge, cfg.nanoClock(),
                 cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : metadata::sync);

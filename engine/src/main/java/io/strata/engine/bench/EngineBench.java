@@ -72,7 +72,32 @@ public final class EngineBench {
                          long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
                          int registryBytesPerMetric, long datafiles, double idleMetricBytes, int tiers, int readers,
                          long queryPoints, double queryPointsPerSecond, long readErrors, long queries,
-                         long datafilesDeleted, ColdScan coldScan) {
+                         long datafilesDeleted, ColdScan coldScan, MemorySplit memory) {
+    }
+
+    /**
+     * Where the process memory of a run went, at the moment its RSS is taken (the last point
+     * stored, before the final flush), beside the same figures before the engine opened.
+     *
+     * @param heapCommitted       bytes of Java heap the JVM holds (committed), now and before
+     * @param heapLive            heap in use after a full collection, before the engine opened and after
+     *                            the final flush
+     * @param directBuffers       NIO direct buffers (extent and scan buffers), now and before
+     */
+    public record MemorySplit(long heapCommitted, long heapCommittedBaseline, long heapLive, long heapLiveBaseline,
+                              long directBuffers, long directBuffersBaseline) {
+        static long[] now(boolean collect) {
+            long live = collect ? settledHeap() : -1;
+            long committed = Runtime.getRuntime().totalMemory();
+            long direct = 0;
+            for (var pool : java.lang.management.ManagementFactory.getPlatformMXBeans(
+                    java.lang.management.BufferPoolMXBean.class)) {
+                if (pool.getName().equals("direct")) {
+                    direct = pool.getMemoryUsed();
+                }
+            }
+            return new long[]{committed, live, direct};
+        }
     }
 
     /**
@@ -107,11 +132,14 @@ public final class EngineBench {
         }
         System.gc();
         long rssBaseline = rssBytes();
+        // after the RSS: the collections that settle the live heap would also shrink the RSS
+        long[] before = MemorySplit.now(true);
         EngineConfig cfg = config(o);
         long points = (long) o.metrics() * o.seconds();
         long[] gaps = new long[o.writers()];
         double elapsed;
         long rss;
+        MemorySplit split;
         long heap;
         long pageMem;
         Map<Integer, Long> bytes = new LinkedHashMap<>();
@@ -174,10 +202,15 @@ public final class EngineBench {
             }
             // memory of the collected state: hot pages full of points, dirty pages in flight
             rss = rssBytes();
+            long[] after = MemorySplit.now(false);
             heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
             pageMem = e.pageMemoryBytes();
             e.flush();
             elapsed = (System.nanoTime() - t0) / 1e9;
+            // the live heap after a collection: taken after the clock stopped, and after the
+            // final flush (which only empties the dirty-page queue)
+            after[1] = settledHeap();
+            split = new MemorySplit(after[0], before[0], after[1], before[1], after[2], before[2]);
             for (int t = 0; t < cfg.tiers(); t++) {
                 deleted += e.tier(t).datafilesDeleted();
             }
@@ -211,7 +244,7 @@ public final class EngineBench {
                 (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
                 idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
                 readers == null ? 0 : readers.pointsPerSecond(), readers == null ? 0 : readers.errors(),
-                readers == null ? 0 : readers.queries(), deleted, scan);
+                readers == null ? 0 : readers.queries(), deleted, scan, split);
     }
 
     /**

@@ -37,11 +37,11 @@ class LateAggregationTest {
             for (int m = 0; m < METRICS; m++) {
                 registry.register(new UUID(42, m), m / 3);
             }
-            hot0 = new HotPageTable(registry, sealed::add, new PageMemory(DiskFormat.pageBytes(0), DiskFormat.pageBytes(0) / 8),
+            hot0 = new HotPageTable(registry, sealed::add, PageMemory.forPages(DiskFormat.pageBytes(0)),
                     7, () -> 0L);
             for (int t = 1; t < 3; t++) {
                 int pb = DiskFormat.pageBytes(t);
-                hotN[t] = new HotAggregateTable(t, 60, registry, sealed::add, new PageMemory(pb, pb % 512 == 0 ? pb / 8 : pb / 3),
+                hotN[t] = new HotAggregateTable(t, 60, registry, sealed::add, PageMemory.forPages(pb),
                         7, () -> 0L);
             }
             if (late) {

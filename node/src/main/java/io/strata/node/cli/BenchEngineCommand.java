@@ -186,6 +186,13 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("heap_used_bytes", r.heapUsedBytes());
             o.put("page_memory_bytes", r.pageMemoryBytes());
             o.put("registry_bytes_per_metric", r.registryBytesPerMetric());
+            EngineBench.MemorySplit ms = r.memory();
+            o.put("heap_committed_bytes", ms.heapCommitted());
+            o.put("heap_committed_baseline_bytes", ms.heapCommittedBaseline());
+            o.put("heap_live_bytes", ms.heapLive());
+            o.put("heap_live_baseline_bytes", ms.heapLiveBaseline());
+            o.put("direct_buffer_bytes", ms.directBuffers());
+            o.put("direct_buffer_baseline_bytes", ms.directBuffersBaseline());
             o.put("idle_metric_bytes", r.idleMetricBytes());
             o.put("tiers", r.tiers());
             o.put("readers", r.readers());
