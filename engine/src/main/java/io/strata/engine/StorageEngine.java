@@ -81,6 +81,9 @@ public final class StorageEngine implements Closeable {
         }
         if (tiers.length > 1) {
             hot0.setLateAggregator(this::aggregateLate);
+            for (int t = 1; t + 1 < tiers.length; t++) {
+                hotN[t].setUpper(hotN[t + 1]);
+            }
         }
         this.cache = new PageCache(cfg.autoCacheBytes(0) * 3 / 4, cfg.autoCacheBytes(0) / 4);
         this.reader = new TierReader(tiers, flusher, hot0, hotN, memoryLock, cache, readErrors);

@@ -38,6 +38,8 @@ public final class HotAggregateTable {
     private final long seed;
     private final LongSupplier nanoClock;
     private volatile Chunk[] chunks = new Chunk[0];
+    /** The next tier, which live merges feed with each window this tier closes; null for the top one. */
+    private HotAggregateTable upper;
 
     private static final class Chunk {
         /**
@@ -83,6 +85,18 @@ public final class HotAggregateTable {
 
     public int tier() {
         return tier;
+    }
+
+    /**
+     * Makes {@code next} (tier + 1, same grouping) the tier that {@link #addSlots} feeds through
+     * this one: each window this tier closes is merged there as one aggregate, instead of every
+     * tier-0 value being merged in every tier. Set before any store.
+     */
+    public void setUpper(HotAggregateTable next) {
+        if (next != null && next.tier != tier + 1) {
+            throw new IllegalArgumentException("tier " + tier + " feeds tier " + (tier + 1) + ", not " + next.tier);
+        }
+        this.upper = next;
     }
 
     private Chunk chunkFor(int metric) {
@@ -139,8 +153,19 @@ public final class HotAggregateTable {
                 continue;
             }
             long t = start + (long) i * updateEvery;
-            for (int k = 1; k < tiers.length; k++) {
-                tiers[k].add(metric, t, updateEvery, sn);
+            HotAggregateTable first = tiers[1];
+            if (first.upper != null) {
+                if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                    first.merge(metric, t, updateEvery, 0, 0, 0, 0, 0, true);
+                } else {
+                    double v = StorageNumber.unpack(sn);
+                    first.merge(metric, t, updateEvery, v, v, v, 1,
+                            (sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0, true);
+                }
+            } else {
+                for (int k = 1; k < tiers.length; k++) {
+                    tiers[k].add(metric, t, updateEvery, sn);
+                }
             }
         }
         return tiers[1].openWindowEnd(metric);
@@ -152,6 +177,19 @@ public final class HotAggregateTable {
      */
     public void addAggregate(int metric, long time, int updateEvery, double sum, double min, double max, int count,
                              int anomalies) {
+        merge(metric, time, updateEvery, sum, min, max, count, anomalies, false);
+    }
+
+    /**
+     * Merges an aggregate ending at {@code time}; with {@code cascade}, a window this closes goes
+     * to {@link #upper} as one aggregate at its end time, and the upper tier's time then moves to
+     * {@code time} (which may close its window), in that order: what merging every tier-0 value
+     * in every tier does, but the upper tiers do their work once per window of this one. The sum
+     * then adds this tier's double-precision window sums rather than the values one by one (the
+     * same to float precision, in which the sum is stored).
+     */
+    private void merge(int metric, long time, int updateEvery, double sum, double min, double max, int count,
+                       int anomalies, boolean cascade) {
         Chunk ch = chunkFor(metric);
         int s = metric & MASK;
         long[] w = ch.win;
@@ -159,14 +197,30 @@ public final class HotAggregateTable {
         long endUe = w[b + 2];
         long end = endUe & 0xFFFF_FFFFL;
         long step = (long) updateEvery * groupingPow;
-        if (end == 0 || (int) (endUe >>> 32) != updateEvery) {
-            if (end != 0) {
+        boolean closes = end != 0 && ((int) (endUe >>> 32) != updateEvery || time > end);
+        if (closes) {
+            HotAggregateTable up = cascade ? upper : null;
+            if (up != null) {
+                long ca = w[b + 3];
+                int n = (int) ca;
+                long mm = w[b + 1];
+                double wSum = Double.longBitsToDouble(w[b]);
+                float wMin = Float.intBitsToFloat((int) mm);
+                float wMax = Float.intBitsToFloat((int) (mm >>> 32));
+                int ue = (int) (endUe >>> 32);
                 closeWindow(ch, s, metric);
+                openWindow(w, b, time, updateEvery, step);
+                up.merge(metric, end, ue, wSum, wMin, wMax, n, (int) (ca >>> 32), true);
+                up.merge(metric, time, updateEvery, 0, 0, 0, 0, 0, true);
+            } else {
+                closeWindow(ch, s, metric);
+                openWindow(w, b, time, updateEvery, step);
             }
+        } else if (end == 0) {
             openWindow(w, b, time, updateEvery, step);
-        } else if (time > end) {
-            closeWindow(ch, s, metric);
-            openWindow(w, b, time, updateEvery, step);
+            if (cascade && upper != null) {
+                upper.merge(metric, time, updateEvery, 0, 0, 0, 0, 0, true);
+            }
         } else if (time <= end - step) {
             return;
         }
@@ -384,6 +438,21 @@ public final class HotAggregateTable {
             return 0;
         }
         return cs[c].win[((metric & MASK) << 2) + 2] & 0xFFFF_FFFFL;
+    }
+
+    /**
+     * The start of the open window of {@code metric} (its end minus its step; the window holds
+     * values after it), or 0 when it has none.
+     */
+    public long openWindowStart(int metric) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c >= cs.length || cs[c] == null) {
+            return 0;
+        }
+        long endUe = cs[c].win[((metric & MASK) << 2) + 2];
+        long end = endUe & 0xFFFF_FFFFL;
+        return end == 0 ? 0 : end - (endUe >>> 32) * groupingPow;
     }
 
     /**
