@@ -56,12 +56,19 @@ final class Backfill {
             }
             boolean touched = false;
             for (int t = 1; t < tiers; t++) {
+                // Tiers 2+ are fed live with the windows tier t-1 closes (HotAggregateTable.setUpper):
+                // they stop where its open window starts, which reaches them when it closes.
+                long until = last0;
+                long lowerOpen = t >= 2 ? hotN[t - 1].openWindowStart(m) : 0;
+                if (lowerOpen != 0) {
+                    until = Math.min(until, lowerOpen);
+                }
                 long lastT = registry.lastTime(m, t);
-                if (lastT != MetricRegistry.NO_TIME && lastT >= last0) {
+                if (lastT != MetricRegistry.NO_TIME && lastT >= until) {
                     continue;
                 }
                 touched = true;
-                fill(registry, cfg, reader, hotN[t], m, t, lastT == MetricRegistry.NO_TIME ? 1 : lastT + 1, last0, read);
+                fill(registry, cfg, reader, hotN[t], m, t, lastT == MetricRegistry.NO_TIME ? 1 : lastT + 1, until, read);
             }
             if (touched) {
                 metrics++;

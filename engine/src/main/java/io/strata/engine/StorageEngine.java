@@ -65,9 +65,8 @@ public final class StorageEngine implements Closeable {
         long maxAge = cfg.flushMaxAgeMillis() * 1_000_000L;
         this.pageMemory = new PageMemory[tiers.length];
         for (int t = 0; t < tiers.length; t++) {
-            // Granules of 1/8 page (1/3 of the small tier-2+ page): hot pages grow as they fill.
-            int pb = DiskFormat.pageBytes(t);
-            pageMemory[t] = new PageMemory(pb, pb % 512 == 0 ? pb / 8 : pb / 3);
+            // Hot pages grow as they fill, in granules of 1/16 page (64 bytes for tier 2+).
+            pageMemory[t] = PageMemory.forPages(DiskFormat.pageBytes(t));
         }
         this.flusher = new Flusher(tiers, memoryLock, pageMemory, maxAge, cfg.nanoClock(),
                 cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : () -> {
@@ -85,6 +84,12 @@ public final class StorageEngine implements Closeable {
         for (int t = 1; t < tiers.length; t++) {
             hotN[t] = new HotAggregateTable(t, cfg.tierGrouping(), registry, flusher::accept, pageMemory[t], cfg.seed(),
                     cfg.nanoClock());
+        }
+        if (tiers.length > 1) {
+            hot0.setLateAggregator(this::aggregateLate);
+            for (int t = 1; t + 1 < tiers.length; t++) {
+                hotN[t].setUpper(hotN[t + 1]);
+            }
         }
         this.cache = new PageCache(cfg.autoCacheBytes(0) * 3 / 4, cfg.autoCacheBytes(0) / 4);
         this.reader = new TierReader(tiers, flusher, hot0, hotN, memoryLock, cache, readErrors);
@@ -205,14 +210,17 @@ public final class StorageEngine implements Closeable {
         }
         // No shared counter per point: an atomic add here would drain the store buffer on every
         // sample. Points are counted per sealed page instead.
+        // The tiers above get the point from the hot page, late and in bursts (aggregateLate).
         if (hot0.store(metric, time, updateEvery, sn) == HotPageTable.STORED) {
-            for (int t = 1; t < hotN.length; t++) {
-                hotN[t].add(metric, time, updateEvery, sn);
-            }
             return true;
         }
         pointsRejected.increment();
         return false;
+    }
+
+    /** Hands tier-0 points to the tiers above, late and in bursts (see {@link HotAggregateTable#addSlots}). */
+    private long aggregateLate(int metric, long page, long start, int updateEvery, int from, int to) {
+        return HotAggregateTable.addSlots(hotN, metric, page, start, updateEvery, from, to);
     }
 
     /** Stores a gap (a missed collection) at {@code time}. */
@@ -294,10 +302,22 @@ public final class StorageEngine implements Closeable {
      * Reads every page of {@code tier} from disk in file order, whole runs of extents at a time,
      * decoding each page for {@code sink} (exports, whole-tier checks, the cold-scan benchmark);
      * with a null sink, every extent is read and its checksum verified, nothing decoded.
+     * Pages reach {@code sink} on the calling thread in file order; several reads are in flight
+     * ({@link TierScanner.ScanOptions#DEFAULT}).
      * Holds the tier's read lock: rotation of that tier waits until the scan ends.
      */
     public TierScanner.Stats scanTier(int tier, TierScanner.PageSink sink) throws IOException {
         return TierScanner.scan(tiers[tier], sink);
+    }
+
+    /**
+     * As {@link #scanTier(int, TierScanner.PageSink)} with the reads in flight, the run size and
+     * the delivery chosen: with {@link TierScanner.ScanOptions#parallelSink()} the pages are
+     * decoded on every reading thread and {@code sink} must be thread-safe.
+     */
+    public TierScanner.Stats scanTier(int tier, TierScanner.PageSink sink, TierScanner.ScanOptions options)
+            throws IOException {
+        return TierScanner.scan(tiers[tier], sink, options);
     }
 
     private volatile int cacheSizedFor = -1;

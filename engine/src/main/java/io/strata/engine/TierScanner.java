@@ -7,29 +7,76 @@ import io.strata.engine.tier.TierStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Reads every page of a tier from disk the way a disk likes it: datafile after datafile, extents
- * in file order, neighbouring extents coalesced into reads of up to {@link #READ_AHEAD} bytes, so
- * that a scan runs at the disk's sequential rate rather than at its random-read rate. Used for
- * exports and whole-tier checks; queries of a few metrics go through {@link TierReader} and the
- * caches instead. A damaged extent is skipped and counted, and the scan goes on.
+ * in file order, neighbouring extents coalesced into runs of up to {@link ScanOptions#runBytes}
+ * bytes, several runs read at once in offset order, so that a scan runs at the disk's sequential
+ * rate rather than at its random-read rate. Used for exports and whole-tier checks; queries of a
+ * few metrics go through {@link TierReader} and the caches instead. A damaged extent is skipped
+ * and counted, and the scan goes on; a failed read ends the scan with its {@link IOException}.
+ *
+ * <p>Why a queue of reads: one read in flight leaves the device idle between the end of one read
+ * and the issue of the next, and a virtual disk (or an SSD) only reaches its sequential rate with
+ * a few requests outstanding. With O_DIRECT there is no kernel read-ahead to hide that gap, so the
+ * queue is the read-ahead.
  */
 public final class TierScanner {
 
     private static final Logger log = LoggerFactory.getLogger(TierScanner.class);
-    /** Bytes per read: large enough to amortise a seek, small enough to stay in the CPU caches' reach. */
-    static final int READ_AHEAD = 8 << 20;
+    /** Block alignment of direct reads: 4 KiB covers the block sizes of the usual file systems. */
+    static final int ALIGN = 4096;
 
     private TierScanner() {
     }
 
     /** Totals of a scan. */
     public record Stats(long datafiles, long extents, long pages, long points, long bytesRead, long damagedExtents) {
+    }
+
+    /**
+     * How a scan reads and delivers.
+     *
+     * @param readsInFlight runs read at the same time (1..16), each on a thread of the scan's own
+     *                      pool; the reads are issued in offset order
+     * @param parallelSink  false: pages reach the sink on the calling thread, in file order (the
+     *                      reads still go ahead in parallel; decoding is on the caller). true:
+     *                      each run is checked, decoded and delivered on the thread that read it,
+     *                      so decoding uses every core; the sink is then called from up to
+     *                      {@code readsInFlight} threads at once and must be thread-safe. A run's
+     *                      pages arrive in file order on one thread; runs may arrive in any order.
+     * @param runBytes      largest read (64 KiB..64 MiB): neighbouring extents are coalesced up to it
+     */
+    public record ScanOptions(int readsInFlight, boolean parallelSink, int runBytes) {
+        /** Four 4 MiB reads in flight, pages delivered in file order on the caller. */
+        public static final ScanOptions DEFAULT = new ScanOptions(4, false, 4 << 20);
+
+        public ScanOptions {
+            if (readsInFlight < 1 || readsInFlight > 16) {
+                throw new IllegalArgumentException("reads in flight must be 1..16, got " + readsInFlight);
+            }
+            if (runBytes < (64 << 10) || runBytes > (64 << 20)) {
+                throw new IllegalArgumentException("run bytes must be 64 KiB..64 MiB, got " + runBytes);
+            }
+        }
+
+        public ScanOptions withParallelSink(boolean parallel) {
+            return new ScanOptions(readsInFlight, parallel, runBytes);
+        }
+
+        public ScanOptions withReadsInFlight(int n) {
+            return new ScanOptions(n, parallelSink, runBytes);
+        }
     }
 
     /** Receives each page of the scan, decoded; {@code points} is valid only during the call. */
@@ -42,135 +89,237 @@ public final class TierScanner {
         void page(long uuidMsb, long uuidLsb, long startTime, int step, int entries, int[] points);
     }
 
-    /** A run of neighbouring extents read at once. */
-    private record Run(TierStore.Datafile file, int first, int last, long start, int length) {
+    /** A run of neighbouring extents read at once: extents {@code first..last} of {@code file}. */
+    record Run(TierStore.Datafile file, int first, int last, long start, int length) {
+    }
+
+    /** What one run yielded (one object per run of megabytes, not per page). */
+    private static final class RunTotals {
+        long extents;
+        long pages;
+        long points;
+        long damaged;
+        /** Ordered mode: the run's bytes, for the caller to decode. */
+        ByteBuffer buffer;
+    }
+
+    /** Per scanning thread: the extent reader and decode arrays (none of them thread-safe). */
+    private static final class Decoder {
+        final ExtentReader reader = new ExtentReader();
+        final int[] points = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
+        final long[] uuid = new long[2];
+    }
+
+    /** As {@link #scan(TierStore, PageSink, ScanOptions)} with {@link ScanOptions#DEFAULT}. */
+    static Stats scan(TierStore store, PageSink sink) throws IOException {
+        return scan(store, sink, ScanOptions.DEFAULT);
     }
 
     /**
-     * Scans {@code store}; a null {@code sink} reads and checks every extent without decoding its
-     * pages. While one run is being decoded, the next is read by a helper thread into a second
-     * buffer, so the disk is never idle while the CPU works, nor the CPU while the disk does.
+     * Scans {@code store}; a null {@code sink} reads and checks every extent (both checksums)
+     * without decoding its pages, the checks on the reading threads. Holds the tier's read lock
+     * for the whole scan.
      */
-    static Stats scan(TierStore store, PageSink sink) throws IOException {
-        long extents = 0;
-        long pages = 0;
-        long points = 0;
-        long bytes = 0;
-        long damaged = 0;
-        int[] pts = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
-        ExtentReader reader = new ExtentReader();
-        long[] uuid = new long[2];
-        java.util.concurrent.ExecutorService io = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "strata-scan-read");
-            t.setDaemon(true);
-            return t;
-        });
+    static Stats scan(TierStore store, PageSink sink, ScanOptions opt) throws IOException {
         store.readLock().lock();
         try {
             List<TierStore.Datafile> files = store.datafiles();
-            List<Run> runs = new java.util.ArrayList<>();
-            for (TierStore.Datafile d : files) {
-                var idx = d.index();
-                int n = idx.extentCount();
-                int e = 0;
-                while (e < n) {
-                    long start = idx.extentOffset(e);
-                    int last = e;
-                    long end = start + idx.extentLength(e);
-                    while (last + 1 < n) {
-                        long o = idx.extentOffset(last + 1);
-                        long l = idx.extentLength(last + 1);
-                        if (o < end || o + l - start > READ_AHEAD || o - end > 64 * 1024) {
-                            break;
-                        }
-                        last++;
-                        end = o + l;
-                    }
-                    if (d.file.directReads()) {
-                        // O_DIRECT reads straight into the buffer when the run is block-aligned
-                        // (the file's tail excepted): widen it to whole blocks
-                        long size = d.file.size();
-                        start &= -(long) ALIGN;
-                        end = Math.min(size, (end + ALIGN - 1) & -(long) ALIGN);
-                    }
-                    runs.add(new Run(d, e, last, start, (int) (end - start)));
-                    e = last + 1;
-                }
+            List<Run> runs = plan(files, opt.runBytes());
+            RunTotals total = new RunTotals();
+            long bytes = 0;
+            for (Run r : runs) {
+                bytes += r.length();
             }
-            ByteBuffer[] bufs = {aligned(READ_AHEAD + 2 * ALIGN), aligned(READ_AHEAD + 2 * ALIGN)};
-            java.util.concurrent.Future<ByteBuffer> next = runs.isEmpty() ? null : io.submit(read(runs.get(0), bufs, 0));
-            for (int r = 0; r < runs.size(); r++) {
-                ByteBuffer buf;
-                try {
-                    buf = next.get();
-                } catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("scan interrupted", ex);
-                } catch (java.util.concurrent.ExecutionException ex) {
-                    throw ex.getCause() instanceof IOException io2 ? io2 : new IOException(ex.getCause());
-                }
-                bufs[r & 1] = buf;
-                next = r + 1 < runs.size() ? io.submit(read(runs.get(r + 1), bufs, (r + 1) & 1)) : null;
-                Run run = runs.get(r);
-                var idx = run.file().index();
-                bytes += run.length();
-                for (int k = run.first(); k <= run.last(); k++) {
-                    int off = (int) (idx.extentOffset(k) - run.start());
-                    ByteBuffer ext = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-                    ext.limit(off + idx.extentLength(k)).position(off);
-                    ext = ext.slice().order(ByteOrder.LITTLE_ENDIAN);
-                    try {
-                        reader.open(ext, run.file().file.path().toString(), idx.extentOffset(k));
-                        for (int p = 0; p < reader.pageCount(); p++) {
-                            PageDescriptor pd = reader.descriptor(p);
-                            int entries;
-                            if (sink == null) {
-                                // Integrity only: the extent's checksum was verified by open.
-                                entries = pd.entries;
-                            } else {
-                                entries = pd.type == DiskFormat.PAGE_TYPE_TIER0 ? reader.decodeTier0(p, pts)
-                                        : reader.decodeTier1(p, pts);
-                                if (!idx.datafileMetric(pd.metric, uuid)) {
-                                    // recovery left the page out: its metric is unknown
-                                    continue;
-                                }
-                                sink.page(uuid[0], uuid[1], pd.startTime, pd.updateEvery, entries, pts);
-                            }
-                            pages++;
-                            points += entries;
-                        }
-                        extents++;
-                    } catch (CorruptionException ex) {
-                        damaged++;
-                        log.warn("scan skipped a damaged extent: {}", ex.getMessage());
-                    }
-                }
+            if (!runs.isEmpty()) {
+                run(runs, sink, opt, total);
             }
-            return new Stats(files.size(), extents, pages, points, bytes, damaged);
+            return new Stats(files.size(), total.extents, total.pages, total.points, bytes, total.damaged);
         } finally {
-            io.shutdownNow();
             store.readLock().unlock();
         }
     }
 
-    /** Block alignment of direct reads: 4 KiB covers the block sizes of the usual file systems. */
-    static final int ALIGN = 4096;
-
-    private static ByteBuffer aligned(int capacity) {
-        return ByteBuffer.allocateDirect(capacity + ALIGN).alignedSlice(ALIGN);
+    /**
+     * Groups each datafile's extents, in file order, into runs of neighbours (a hole of up to
+     * 64 KiB between two extents is read through rather than split on) of at most
+     * {@code runBytes}; an extent larger than that is a run of its own.
+     */
+    static List<Run> plan(List<TierStore.Datafile> files, int runBytes) throws IOException {
+        List<Run> runs = new ArrayList<>();
+        for (TierStore.Datafile d : files) {
+            var idx = d.index();
+            int n = idx.extentCount();
+            int e = 0;
+            while (e < n) {
+                long start = idx.extentOffset(e);
+                int last = e;
+                long end = start + idx.extentLength(e);
+                while (last + 1 < n) {
+                    long o = idx.extentOffset(last + 1);
+                    long l = idx.extentLength(last + 1);
+                    if (o < end || o + l - start > runBytes || o - end > 64 * 1024) {
+                        break;
+                    }
+                    last++;
+                    end = o + l;
+                }
+                if (d.file.directReads()) {
+                    // O_DIRECT reads straight into the buffer when the run is block-aligned
+                    // (the file's tail excepted): widen it to whole blocks
+                    long size = d.file.size();
+                    start &= -(long) ALIGN;
+                    end = Math.min(size, (end + ALIGN - 1) & -(long) ALIGN);
+                }
+                runs.add(new Run(d, e, last, start, (int) (end - start)));
+                e = last + 1;
+            }
+        }
+        return runs;
     }
 
-    /** Reads a run into buffer {@code slot} (grown when a single extent is larger). */
-    private static java.util.concurrent.Callable<ByteBuffer> read(Run run, ByteBuffer[] bufs, int slot) {
-        return () -> {
-            ByteBuffer b = bufs[slot];
-            if (b.capacity() < run.length()) {
-                b = aligned(run.length());
+    private static void run(List<Run> runs, PageSink sink, ScanOptions opt, RunTotals total) throws IOException {
+        boolean ordered = sink != null && !opt.parallelSink();
+        int threads = Math.min(opt.readsInFlight(), runs.size());
+        // Ordered delivery holds one more buffer: the run being decoded by the caller, while
+        // the pool keeps readsInFlight reads going.
+        int slots = ordered ? threads + 1 : threads;
+        ByteBuffer[] buffers = new ByteBuffer[slots];
+        @SuppressWarnings("unchecked")
+        Future<RunTotals>[] pending = new Future[slots];
+        ThreadLocal<Decoder> decoders = ThreadLocal.withInitial(Decoder::new);
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "strata-scan-read");
+            t.setDaemon(true);
+            return t;
+        });
+        int submitted = 0;
+        try {
+            for (; submitted < runs.size() && submitted < slots; submitted++) {
+                pending[submitted] = submit(pool, runs.get(submitted), buffers, submitted % slots, ordered, sink,
+                        decoders);
             }
+            Decoder mine = ordered ? decoders.get() : null;
+            for (int r = 0; r < runs.size(); r++) {
+                int slot = r % slots;
+                RunTotals t = await(pending[slot]);
+                pending[slot] = null;
+                if (ordered) {
+                    buffers[slot] = t.buffer;
+                    check(runs.get(r), t.buffer, sink, mine, t);
+                    t.buffer = null;
+                }
+                total.extents += t.extents;
+                total.pages += t.pages;
+                total.points += t.points;
+                total.damaged += t.damaged;
+                if (submitted < runs.size()) {
+                    pending[slot] = submit(pool, runs.get(submitted), buffers, slot, ordered, sink, decoders);
+                    submitted++;
+                }
+            }
+        } finally {
+            // No shutdownNow: interrupting a thread inside FileChannel.read closes the channel,
+            // which is the datafile's and shared with queries. Reads not started are cancelled;
+            // those under way are bounded (one run each) and waited for.
+            for (Future<RunTotals> f : pending) {
+                if (f != null) {
+                    f.cancel(false);
+                }
+            }
+            pool.shutdown();
+            try {
+                if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
+                    log.warn("scan: reads still running 60 s after the scan ended");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static Future<RunTotals> submit(ExecutorService pool, Run run, ByteBuffer[] buffers, int slot,
+                                            boolean ordered, PageSink sink, ThreadLocal<Decoder> decoders) {
+        ByteBuffer buf = buffers[slot];
+        if (buf == null || buf.capacity() < run.length()) {
+            buf = aligned(run.length());
+            buffers[slot] = buf;
+        }
+        ByteBuffer b = buf;
+        return pool.submit(() -> {
             b.clear().limit(run.length());
             run.file().file.read(b, run.start());
             b.flip();
-            return b.order(ByteOrder.LITTLE_ENDIAN);
-        };
+            b.order(ByteOrder.LITTLE_ENDIAN);
+            RunTotals t = new RunTotals();
+            if (ordered) {
+                t.buffer = b;
+            } else {
+                check(run, b, sink, decoders.get(), t);
+            }
+            return t;
+        });
+    }
+
+    private static RunTotals await(Future<RunTotals> f) throws IOException {
+        try {
+            return f.get();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IOException("scan interrupted", ex);
+        } catch (ExecutionException ex) {
+            Throwable c = ex.getCause();
+            if (c instanceof IOException io) {
+                throw new IOException("scan: " + io.getMessage(), io);
+            }
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw err;
+            }
+            throw new IOException("scan failed", c);
+        }
+    }
+
+    /** Checks every extent of a run held in {@code buf} and, with a sink, decodes and delivers its pages. */
+    private static void check(Run run, ByteBuffer buf, PageSink sink, Decoder d, RunTotals t) {
+        var idx = run.file().index();
+        ExtentReader reader = d.reader;
+        String path = run.file().file.path().toString();
+        for (int k = run.first(); k <= run.last(); k++) {
+            int off = (int) (idx.extentOffset(k) - run.start());
+            ByteBuffer ext = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            ext.limit(off + idx.extentLength(k)).position(off);
+            ext = ext.slice().order(ByteOrder.LITTLE_ENDIAN);
+            try {
+                reader.open(ext, path, idx.extentOffset(k));
+                for (int p = 0; p < reader.pageCount(); p++) {
+                    PageDescriptor pd = reader.descriptor(p);
+                    int entries;
+                    if (sink == null) {
+                        // Integrity only: the extent's checksums were verified by open.
+                        entries = pd.entries;
+                    } else {
+                        entries = pd.type == DiskFormat.PAGE_TYPE_TIER0 ? reader.decodeTier0(p, d.points)
+                                : reader.decodeTier1(p, d.points);
+                        if (!idx.datafileMetric(pd.metric, d.uuid)) {
+                            // recovery left the page out: its metric is unknown
+                            continue;
+                        }
+                        sink.page(d.uuid[0], d.uuid[1], pd.startTime, pd.updateEvery, entries, d.points);
+                    }
+                    t.pages++;
+                    t.points += entries;
+                }
+                t.extents++;
+            } catch (CorruptionException ex) {
+                t.damaged++;
+                log.warn("scan skipped a damaged extent: {}", ex.getMessage());
+            }
+        }
+    }
+
+    private static ByteBuffer aligned(int capacity) {
+        return ByteBuffer.allocateDirect(capacity + 2 * ALIGN).alignedSlice(ALIGN);
     }
 }

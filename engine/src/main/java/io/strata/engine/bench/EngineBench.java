@@ -3,6 +3,7 @@ package io.strata.engine.bench;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.FsyncPolicy;
 import io.strata.engine.StorageEngine;
+import io.strata.engine.TierScanner;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
@@ -38,8 +39,19 @@ public final class EngineBench {
      *                   tier 0 from disk in file order
      */
     public record Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
-                          FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan) {
+                          FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan,
+                          boolean directReads, TierScanner.ScanOptions scan) {
+        /** The options before direct reads and scan options existed: buffered reads, default scan. */
+        public Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
+                       FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan) {
+            this(dir, metrics, seconds, dataset, writers, dimensionsPerChart, fsync, tiers, quotaBytes, readers, coldScan,
+                    false, COLD_SCAN);
+        }
+
         public Options {
+            if (scan == null) {
+                throw new IllegalArgumentException("scan options are needed");
+            }
             if (metrics < 1 || seconds < 1 || writers < 1 || dimensionsPerChart < 1 || tiers < 1 || readers < 0) {
                 throw new IllegalArgumentException("metrics, seconds, writers, tiers and dimensions per chart must be "
                         + "positive, readers not negative");
@@ -60,7 +72,32 @@ public final class EngineBench {
                          long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
                          int registryBytesPerMetric, long datafiles, double idleMetricBytes, int tiers, int readers,
                          long queryPoints, double queryPointsPerSecond, long readErrors, long queries,
-                         long datafilesDeleted, ColdScan coldScan) {
+                         long datafilesDeleted, ColdScan coldScan, MemorySplit memory) {
+    }
+
+    /**
+     * Where the process memory of a run went, at the moment its RSS is taken (the last point
+     * stored, before the final flush), beside the same figures before the engine opened.
+     *
+     * @param heapCommitted       bytes of Java heap the JVM holds (committed), now and before
+     * @param heapLive            heap in use after a full collection, before the engine opened and after
+     *                            the final flush
+     * @param directBuffers       NIO direct buffers (extent and scan buffers), now and before
+     */
+    public record MemorySplit(long heapCommitted, long heapCommittedBaseline, long heapLive, long heapLiveBaseline,
+                              long directBuffers, long directBuffersBaseline) {
+        static long[] now(boolean collect) {
+            long live = collect ? settledHeap() : -1;
+            long committed = Runtime.getRuntime().totalMemory();
+            long direct = 0;
+            for (var pool : java.lang.management.ManagementFactory.getPlatformMXBeans(
+                    java.lang.management.BufferPoolMXBean.class)) {
+                if (pool.getName().equals("direct")) {
+                    direct = pool.getMemoryUsed();
+                }
+            }
+            return new long[]{committed, live, direct};
+        }
     }
 
     /**
@@ -69,7 +106,8 @@ public final class EngineBench {
      * @param pageCacheDropped whether the OS page cache was dropped first (needs root); if not,
      *                         the figure is a warm one and says so
      */
-    public record ColdScan(boolean pageCacheDropped, long bytes, long points, double seconds, double readOnlySeconds) {
+    public record ColdScan(boolean pageCacheDropped, long bytes, long points, double seconds, double readOnlySeconds,
+                           boolean directReads, int readsInFlight, int runBytes) {
         /** Reading and decoding every page. */
         public double megabytesPerSecond() {
             return bytes / seconds / (1 << 20);
@@ -94,15 +132,14 @@ public final class EngineBench {
         }
         System.gc();
         long rssBaseline = rssBytes();
-        EngineConfig cfg = EngineConfig.defaults(o.dir()).withFsync(o.fsync()).withTiers(o.tiers())
-                .withDatafileMaxBytes(EngineConfig.MAX_DATAFILE_BYTES);
-        for (int t = 0; t < o.tiers(); t++) {
-            cfg = cfg.withQuota(t, o.quota(t));
-        }
+        // after the RSS: the collections that settle the live heap would also shrink the RSS
+        long[] before = MemorySplit.now(true);
+        EngineConfig cfg = config(o);
         long points = (long) o.metrics() * o.seconds();
         long[] gaps = new long[o.writers()];
         double elapsed;
         long rss;
+        MemorySplit split;
         long heap;
         long pageMem;
         Map<Integer, Long> bytes = new LinkedHashMap<>();
@@ -115,6 +152,8 @@ public final class EngineBench {
         try {
             long heapBefore = settledHeap();
             int[] ids = define(e, o.metrics(), o.dimensionsPerChart());
+            // a node syncs the metadata every second: the definitions are not held until the end
+            e.metadata().sync();
             // what a defined metric costs before (and after) it is collected: registry, hot-page
             // table slots and metadata, all on the heap
             idleBytes = (double) (settledHeap() - heapBefore) / o.metrics();
@@ -163,10 +202,15 @@ public final class EngineBench {
             }
             // memory of the collected state: hot pages full of points, dirty pages in flight
             rss = rssBytes();
+            long[] after = MemorySplit.now(false);
             heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
             pageMem = e.pageMemoryBytes();
             e.flush();
             elapsed = (System.nanoTime() - t0) / 1e9;
+            // the live heap after a collection: taken after the clock stopped, and after the
+            // final flush (which only empties the dirty-page queue)
+            after[1] = settledHeap();
+            split = new MemorySplit(after[0], before[0], after[1], before[1], after[2], before[2]);
             for (int t = 0; t < cfg.tiers(); t++) {
                 deleted += e.tier(t).datafilesDeleted();
             }
@@ -194,29 +238,64 @@ public final class EngineBench {
         for (long x : gaps) {
             g += x;
         }
-        ColdScan scan = o.coldScan() ? coldScan(cfg) : null;
+        ColdScan scan = o.coldScan() ? coldScan(cfg, o.scan()) : null;
         return new Result(o.dataset().name(), o.metrics(), o.seconds(), o.writers(), points, g, elapsed,
                 points / elapsed, bytes, perSample, rss, rssBaseline, heap, pageMem, (double) rss / o.metrics(),
                 (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
                 idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
                 readers == null ? 0 : readers.pointsPerSecond(), readers == null ? 0 : readers.errors(),
-                readers == null ? 0 : readers.queries(), deleted, scan);
+                readers == null ? 0 : readers.queries(), deleted, scan, split);
     }
 
-    private static ColdScan coldScan(EngineConfig cfg) throws IOException {
-        boolean dropped = dropPageCache();
+    /**
+     * The scan options of the benchmark: four 4 MiB reads in flight, pages decoded on the reading
+     * threads (both cores) rather than in file order on one.
+     */
+    public static final TierScanner.ScanOptions COLD_SCAN = TierScanner.ScanOptions.DEFAULT.withParallelSink(true);
+
+    /** The engine configuration a run of {@code o} writes and scans with. */
+    public static EngineConfig config(Options o) {
+        EngineConfig cfg = EngineConfig.defaults(o.dir()).withFsync(o.fsync()).withTiers(o.tiers())
+                .withDatafileMaxBytes(EngineConfig.MAX_DATAFILE_BYTES).withDirectReads(o.directReads());
+        for (int t = 0; t < o.tiers(); t++) {
+            cfg = cfg.withQuota(t, o.quota(t));
+        }
+        return cfg;
+    }
+
+    /**
+     * Scans tier 0 of a database a run left in {@code o.dir()} (nothing is written): the cold-scan
+     * figures alone, so that variants (reads in flight, direct reads) can alternate on the same
+     * data.
+     */
+    public static ColdScan scanExisting(Options o) throws IOException {
+        if (!Files.isDirectory(o.dir())) {
+            throw new IOException(o.dir() + ": no database to scan");
+        }
+        return coldScan(config(o), o.scan());
+    }
+
+    /**
+     * Reopens the database and scans tier 0 twice, the OS page cache dropped before each: reading
+     * and checking every extent, then also decoding every page. The cache is dropped after the
+     * engine opened, because opening runs backfill, which reads the newest tier-0 pages.
+     */
+    private static ColdScan coldScan(EngineConfig cfg, TierScanner.ScanOptions opt) throws IOException {
         double readOnly;
+        boolean dropped;
         try (StorageEngine e = StorageEngine.open(cfg)) {
+            dropped = dropPageCache();
             long t0 = System.nanoTime();
-            e.scanTier(0, null);
+            e.scanTier(0, null, opt);
             readOnly = (System.nanoTime() - t0) / 1e9;
         }
-        dropped &= dropPageCache();
         try (StorageEngine e = StorageEngine.open(cfg)) {
+            dropped &= dropPageCache();
             long t0 = System.nanoTime();
-            var st = e.scanTier(0, (msb, lsb, start, step, entries, pts) -> { });
+            var st = e.scanTier(0, (msb, lsb, start, step, entries, pts) -> { }, opt);
             double s = (System.nanoTime() - t0) / 1e9;
-            return new ColdScan(dropped, st.bytesRead(), st.points(), s, readOnly);
+            return new ColdScan(dropped, st.bytesRead(), st.points(), s, readOnly, cfg.directReads(),
+                    opt.readsInFlight(), opt.runBytes());
         }
     }
 

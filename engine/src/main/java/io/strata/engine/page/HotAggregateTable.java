@@ -38,6 +38,8 @@ public final class HotAggregateTable {
     private final long seed;
     private final LongSupplier nanoClock;
     private volatile Chunk[] chunks = new Chunk[0];
+    /** The next tier, which live merges feed with each window this tier closes; null for the top one. */
+    private HotAggregateTable upper;
 
     private static final class Chunk {
         /**
@@ -85,6 +87,18 @@ public final class HotAggregateTable {
         return tier;
     }
 
+    /**
+     * Makes {@code next} (tier + 1, same grouping) the tier that {@link #addSlots} feeds through
+     * this one: each window this tier closes is merged there as one aggregate, instead of every
+     * tier-0 value being merged in every tier. Set before any store.
+     */
+    public void setUpper(HotAggregateTable next) {
+        if (next != null && next.tier != tier + 1) {
+            throw new IllegalArgumentException("tier " + tier + " feeds tier " + (tier + 1) + ", not " + next.tier);
+        }
+        this.upper = next;
+    }
+
     private Chunk chunkFor(int metric) {
         Chunk[] cs = chunks;
         int c = metric >>> CHUNK_BITS;
@@ -121,11 +135,61 @@ public final class HotAggregateTable {
     }
 
     /**
+     * Merges tier-0 slots {@code [from, to)} of a hot page at {@code page} (slot {@code i} at
+     * {@code start + i × updateEvery}) into the open windows of {@code tiers[1..]}, in order, and
+     * returns the end of tier 1's open window: until a point passes it no window of any tier can
+     * close (a higher tier's windows end on multiples of tier 1's step), so the points up to it
+     * can wait in the hot page ({@link HotPageTable.LateAggregator}). An empty slot before the
+     * last is skipped: it is a missed collection, which never reaches the tiers, or a stored gap
+     * within the open window, which changes nothing there; the last slot is the one that may
+     * close windows, gap or not. The result is what {@link #add} point by point gives.
+     */
+    public static long addSlots(HotAggregateTable[] tiers, int metric, long page, long start, int updateEvery,
+                                int from, int to) {
+        int last = to - 1;
+        for (int i = from; i < to; i++) {
+            int sn = PageMemory.readInt(page + 4L * i);
+            if (sn == StorageNumber.SN_EMPTY_SLOT && i != last) {
+                continue;
+            }
+            long t = start + (long) i * updateEvery;
+            HotAggregateTable first = tiers[1];
+            if (first.upper != null) {
+                if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                    first.merge(metric, t, updateEvery, 0, 0, 0, 0, 0, true);
+                } else {
+                    double v = StorageNumber.unpack(sn);
+                    first.merge(metric, t, updateEvery, v, v, v, 1,
+                            (sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0, true);
+                }
+            } else {
+                for (int k = 1; k < tiers.length; k++) {
+                    tiers[k].add(metric, t, updateEvery, sn);
+                }
+            }
+        }
+        return tiers[1].openWindowEnd(metric);
+    }
+
+    /**
      * Merges an aggregate of a lower tier (backfill): {@code time} is the end of its interval,
      * which lies in one window of this tier; {@code count} 0 is a gap, which only moves time.
      */
     public void addAggregate(int metric, long time, int updateEvery, double sum, double min, double max, int count,
                              int anomalies) {
+        merge(metric, time, updateEvery, sum, min, max, count, anomalies, false);
+    }
+
+    /**
+     * Merges an aggregate ending at {@code time}; with {@code cascade}, a window this closes goes
+     * to {@link #upper} as one aggregate at its end time, and the upper tier's time then moves to
+     * {@code time} (which may close its window), in that order: what merging every tier-0 value
+     * in every tier does, but the upper tiers do their work once per window of this one. The sum
+     * then adds this tier's double-precision window sums rather than the values one by one (the
+     * same to float precision, in which the sum is stored).
+     */
+    private void merge(int metric, long time, int updateEvery, double sum, double min, double max, int count,
+                       int anomalies, boolean cascade) {
         Chunk ch = chunkFor(metric);
         int s = metric & MASK;
         long[] w = ch.win;
@@ -133,14 +197,30 @@ public final class HotAggregateTable {
         long endUe = w[b + 2];
         long end = endUe & 0xFFFF_FFFFL;
         long step = (long) updateEvery * groupingPow;
-        if (end == 0 || (int) (endUe >>> 32) != updateEvery) {
-            if (end != 0) {
+        boolean closes = end != 0 && ((int) (endUe >>> 32) != updateEvery || time > end);
+        if (closes) {
+            HotAggregateTable up = cascade ? upper : null;
+            if (up != null) {
+                long ca = w[b + 3];
+                int n = (int) ca;
+                long mm = w[b + 1];
+                double wSum = Double.longBitsToDouble(w[b]);
+                float wMin = Float.intBitsToFloat((int) mm);
+                float wMax = Float.intBitsToFloat((int) (mm >>> 32));
+                int ue = (int) (endUe >>> 32);
                 closeWindow(ch, s, metric);
+                openWindow(w, b, time, updateEvery, step);
+                up.merge(metric, end, ue, wSum, wMin, wMax, n, (int) (ca >>> 32), true);
+                up.merge(metric, time, updateEvery, 0, 0, 0, 0, 0, true);
+            } else {
+                closeWindow(ch, s, metric);
+                openWindow(w, b, time, updateEvery, step);
             }
+        } else if (end == 0) {
             openWindow(w, b, time, updateEvery, step);
-        } else if (time > end) {
-            closeWindow(ch, s, metric);
-            openWindow(w, b, time, updateEvery, step);
+            if (cascade && upper != null) {
+                upper.merge(metric, time, updateEvery, 0, 0, 0, 0, 0, true);
+            }
         } else if (time <= end - step) {
             return;
         }
@@ -358,6 +438,21 @@ public final class HotAggregateTable {
             return 0;
         }
         return cs[c].win[((metric & MASK) << 2) + 2] & 0xFFFF_FFFFL;
+    }
+
+    /**
+     * The start of the open window of {@code metric} (its end minus its step; the window holds
+     * values after it), or 0 when it has none.
+     */
+    public long openWindowStart(int metric) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c >= cs.length || cs[c] == null) {
+            return 0;
+        }
+        long endUe = cs[c].win[((metric & MASK) << 2) + 2];
+        long end = endUe & 0xFFFF_FFFFL;
+        return end == 0 ? 0 : end - (endUe >>> 32) * groupingPow;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.strata.node.cli;
 
 import io.strata.engine.FsyncPolicy;
+import io.strata.engine.TierScanner;
 import io.strata.engine.bench.Dataset;
 import io.strata.engine.bench.EngineBench;
 
@@ -71,6 +72,26 @@ public final class BenchEngineCommand implements Callable<Integer> {
             + "tier 0 from disk in file order.")
     boolean coldScan;
 
+    @Option(names = "--scan-only", description = "Write nothing: scan tier 0 of the database a run left in --dir "
+            + "(same --tiers and --quota-mb), dropping the OS page cache first as --cold-scan does.")
+    boolean scanOnly;
+
+    @Option(names = "--direct-reads", description = "Read datafiles with O_DIRECT (bypassing the OS page cache) where "
+            + "the file system allows it.")
+    boolean directReads;
+
+    @Option(names = "--scan-reads", description = "Cold scan: reads in flight, 1..16 (default ${DEFAULT-VALUE}).",
+            defaultValue = "4")
+    int scanReads;
+
+    @Option(names = "--scan-run-mb", description = "Cold scan: largest read in MiB, 1..64 (default ${DEFAULT-VALUE}).",
+            defaultValue = "4")
+    int scanRunMb;
+
+    @Option(names = "--scan-ordered", description = "Cold scan: decode on one thread in file order instead of on the "
+            + "reading threads.")
+    boolean scanOrdered;
+
     @Option(names = "--seed", description = "Seed of the synthetic datasets (default ${DEFAULT-VALUE}).", defaultValue = "42")
     long seed;
 
@@ -87,6 +108,15 @@ public final class BenchEngineCommand implements Callable<Integer> {
                     + "positive, --tiers 1..5, --readers not negative");
             return 2;
         }
+        if (scanReads < 1 || scanReads > 16 || scanRunMb < 1 || scanRunMb > 64) {
+            err.println("strata bench engine: --scan-reads must be 1..16, --scan-run-mb 1..64");
+            return 2;
+        }
+        if (scanOnly && dir == null) {
+            err.println("strata bench engine: --scan-only needs the --dir of an earlier run");
+            return 2;
+        }
+        TierScanner.ScanOptions scan = new TierScanner.ScanOptions(scanReads, !scanOrdered, scanRunMb << 20);
         long[] quotaBytes = java.util.Arrays.stream(quotaMb).map(q -> q << 20).toArray();
         FsyncPolicy policy;
         Dataset ds;
@@ -97,12 +127,32 @@ public final class BenchEngineCommand implements Callable<Integer> {
             err.println("strata bench engine: " + e.getMessage());
             return 2;
         }
+        if (scanOnly) {
+            EngineBench.ColdScan c;
+            try {
+                c = EngineBench.scanExisting(new EngineBench.Options(dir, metrics, seconds, ds, writers, perChart, policy,
+                        tiers, quotaBytes, readers, true, directReads, scan));
+            } catch (IOException e) {
+                err.println("strata bench engine: " + e.getMessage());
+                return 1;
+            }
+            if (json) {
+                ObjectMapper mapper = new ObjectMapper();
+                ObjectNode o = mapper.createObjectNode();
+                putColdScan(o, c);
+                out.println(mapper.writeValueAsString(o));
+            } else {
+                printColdScan(out, c);
+            }
+            out.flush();
+            return 0;
+        }
         boolean temporary = dir == null;
         Path d = temporary ? Files.createTempDirectory("strata-bench-") : dir;
         EngineBench.Result r;
         try {
             r = EngineBench.run(new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy, tiers,
-                    quotaBytes, readers, coldScan));
+                    quotaBytes, readers, coldScan, directReads, scan));
         } catch (IOException e) {
             err.println("strata bench engine: " + e.getMessage());
             return 1;
@@ -136,6 +186,13 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("heap_used_bytes", r.heapUsedBytes());
             o.put("page_memory_bytes", r.pageMemoryBytes());
             o.put("registry_bytes_per_metric", r.registryBytesPerMetric());
+            EngineBench.MemorySplit ms = r.memory();
+            o.put("heap_committed_bytes", ms.heapCommitted());
+            o.put("heap_committed_baseline_bytes", ms.heapCommittedBaseline());
+            o.put("heap_live_bytes", ms.heapLive());
+            o.put("heap_live_baseline_bytes", ms.heapLiveBaseline());
+            o.put("direct_buffer_bytes", ms.directBuffers());
+            o.put("direct_buffer_baseline_bytes", ms.directBuffersBaseline());
             o.put("idle_metric_bytes", r.idleMetricBytes());
             o.put("tiers", r.tiers());
             o.put("readers", r.readers());
@@ -145,11 +202,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("read_errors", r.readErrors());
             o.put("datafiles_deleted", r.datafilesDeleted());
             if (r.coldScan() != null) {
-                o.put("cold_scan_mb_s", r.coldScan().readMegabytesPerSecond());
-                o.put("cold_scan_decode_mb_s", r.coldScan().megabytesPerSecond());
-                o.put("cold_scan_points_per_second", r.coldScan().pointsPerSecond());
-                o.put("cold_scan_bytes", r.coldScan().bytes());
-                o.put("cold_scan_page_cache_dropped", r.coldScan().pageCacheDropped());
+                putColdScan(o, r.coldScan());
             }
             out.println(mapper.writeValueAsString(o));
         } else {
@@ -174,14 +227,30 @@ public final class BenchEngineCommand implements Callable<Integer> {
             }
             out.printf("rotation             %d datafile(s) deleted%n", r.datafilesDeleted());
             if (r.coldScan() != null) {
-                out.printf("tier-0 scan          %,.1f MiB/s reading and checking extents; %,.1f MiB/s, %,.0f points/s "
-                        + "decoding them too (%s)%n", r.coldScan().readMegabytesPerSecond(),
-                        r.coldScan().megabytesPerSecond(), r.coldScan().pointsPerSecond(),
-                        r.coldScan().pageCacheDropped() ? "page cache dropped first" : "page cache NOT dropped: warm figure");
+                printColdScan(out, r.coldScan());
             }
         }
         out.flush();
         return 0;
+    }
+
+    private static void putColdScan(ObjectNode o, EngineBench.ColdScan c) {
+        o.put("cold_scan_mb_s", c.readMegabytesPerSecond());
+        o.put("cold_scan_decode_mb_s", c.megabytesPerSecond());
+        o.put("cold_scan_points_per_second", c.pointsPerSecond());
+        o.put("cold_scan_bytes", c.bytes());
+        o.put("cold_scan_page_cache_dropped", c.pageCacheDropped());
+        o.put("cold_scan_direct_reads", c.directReads());
+        o.put("cold_scan_reads_in_flight", c.readsInFlight());
+        o.put("cold_scan_run_bytes", c.runBytes());
+    }
+
+    private static void printColdScan(PrintWriter out, EngineBench.ColdScan c) {
+        out.printf("tier-0 scan          %,.1f MiB/s reading and checking extents; %,.1f MiB/s, %,.0f points/s "
+                + "decoding them too (%s; %s reads, %d in flight of up to %d MiB)%n", c.readMegabytesPerSecond(),
+                c.megabytesPerSecond(), c.pointsPerSecond(),
+                c.pageCacheDropped() ? "page cache dropped first" : "page cache NOT dropped: warm figure",
+                c.directReads() ? "O_DIRECT" : "buffered", c.readsInFlight(), c.runBytes() >> 20);
     }
 
     static void deleteTree(Path d) throws IOException {

@@ -1,0 +1,50 @@
+package io.strata.node.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code strata bench engine}: the cold-scan options, a scan of an earlier run's directory, refused usage. */
+class BenchEngineCommandTest {
+
+    @Test
+    void aRunWithAColdScanThenAScanOfItsDirectory(@TempDir Path tmp) throws Exception {
+        Path db = tmp.resolve("db");
+        DiskCheckCommandTest.Run r = DiskCheckCommandTest.run("bench", "engine", "--metrics", "200", "--seconds", "1200",
+                "--tiers", "2", "--dir", db.toString(), "--cold-scan", "--scan-reads", "2", "--scan-run-mb", "1", "--json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode j = new ObjectMapper().readTree(r.out());
+        assertEquals(200 * 1200, j.get("points").asLong());
+        assertEquals(2, j.get("cold_scan_reads_in_flight").asInt());
+        assertEquals(1 << 20, j.get("cold_scan_run_bytes").asInt());
+        assertTrue(j.get("cold_scan_bytes").asLong() > 0);
+        assertTrue(j.get("heap_committed_bytes").asLong() > 0);
+        long bytes = j.get("cold_scan_bytes").asLong();
+
+        DiskCheckCommandTest.Run s = DiskCheckCommandTest.run("bench", "engine", "--tiers", "2", "--dir", db.toString(),
+                "--scan-only", "--scan-ordered", "--json");
+        assertEquals(0, s.code(), s.err());
+        JsonNode k = new ObjectMapper().readTree(s.out());
+        assertEquals(bytes, k.get("cold_scan_bytes").asLong(), "the same extents, read again");
+        assertEquals(4, k.get("cold_scan_reads_in_flight").asInt());
+        assertEquals(200L * 1200, Math.round(k.get("cold_scan_points_per_second").asDouble()
+                * k.get("cold_scan_bytes").asLong() / (k.get("cold_scan_decode_mb_s").asDouble() * (1 << 20))),
+                "every tier-0 point decoded once");
+    }
+
+    @Test
+    void badScanOptionsAreRefused(@TempDir Path tmp) {
+        assertEquals(2, DiskCheckCommandTest.run("bench", "engine", "--scan-only").code(), "--scan-only needs --dir");
+        assertEquals(2, DiskCheckCommandTest.run("bench", "engine", "--dir", tmp.toString(), "--scan-reads", "0").code());
+        assertEquals(2, DiskCheckCommandTest.run("bench", "engine", "--dir", tmp.toString(), "--scan-run-mb", "65").code());
+        assertEquals(1, DiskCheckCommandTest.run("bench", "engine", "--dir", tmp.resolve("none").toString(), "--scan-only")
+                .code(), "no database there");
+    }
+}
