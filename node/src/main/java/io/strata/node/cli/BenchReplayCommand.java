@@ -77,8 +77,8 @@ public final class BenchReplayCommand implements Callable<Integer> {
             }
             int threads = parentThreads != null ? parentThreads : Math.max(2, Runtime.getRuntime().availableProcessors());
             if (warmup) {
-                new ReplayBench().run(new ReplayBench.Options(Math.max(1, hosts / 4), metricsPerHost, dimensionsPerChart,
-                        Math.min(seconds, 300), compression.equals("on"), work.resolve("warmup"), 41, timeout, threads,
+                new ReplayBench().run(new ReplayBench.Options(Math.max(1, hosts / 2), metricsPerHost, dimensionsPerChart,
+                        seconds, compression.equals("on"), work.resolve("warmup"), 41, timeout, threads,
                         senderThreads, null));
             }
             ReplayBench.Result r = new ReplayBench().run(new ReplayBench.Options(hosts, metricsPerHost,
