@@ -152,6 +152,8 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         ChannelPipeline p = ctx.pipeline();
         // the reply must reach the child in one piece and before anything else
         ctx.writeAndFlush(Unpooled.wrappedBuffer(d.reply()));
+        // a definition burst asks a REPLAY_CHART per chart: one flush (a syscall) per read, not per command
+        p.addLast("stream-flush-consolidation", new io.netty.handler.flush.FlushConsolidationHandler(256, true));
         p.addLast("stream-timeout", new ReadTimeoutHandler(rc.receiveTimeoutSeconds()));
         if (Capabilities.has(caps, Capabilities.COMPRESSION)) {
             p.addLast("stream-lz4", new Lz4StreamFrameDecoder());

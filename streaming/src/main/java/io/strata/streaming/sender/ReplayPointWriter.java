@@ -94,12 +94,8 @@ final class ReplayPointWriter {
             decimals = (long) (mantissa % POW10[k]) * POW10[7 - k];
         }
         b[at++] = '.';
-        int end = at + 7;
-        for (int i = end - 1; i >= at; i--) {
-            b[i] = (byte) ('0' + decimals % 10);
-            decimals /= 10;
-        }
-        return end;
+        SenderWireFormat.twoDigitsBackwards(b, at + 7, decimals, 7);
+        return at + 7;
     }
 
     /** {@code RSET "<id>" NAN "E"}: the dimension has no point at this time. */

@@ -669,27 +669,49 @@ public final class SenderWireFormat {
         }
         at = positive(dst, at, integral);
         dst[at++] = '.';
-        int end = at + 7;
-        for (int i = end - 1; i >= at; i--) {
-            dst[i] = (byte) ('0' + decimals % 10);
-            decimals /= 10;
+        twoDigitsBackwards(dst, at + 7, decimals, 7);
+        return at + 7;
+    }
+
+    /** "00".."99": two digits per division, half the divisions of a digit at a time. */
+    private static final byte[] TWO_DIGITS = new byte[200];
+    private static final long[] POWERS_OF_TEN = new long[19];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            TWO_DIGITS[2 * i] = (byte) ('0' + i / 10);
+            TWO_DIGITS[2 * i + 1] = (byte) ('0' + i % 10);
         }
-        return end;
+        long p = 1;
+        for (int i = 0; i < POWERS_OF_TEN.length; i++) {
+            POWERS_OF_TEN[i] = p;
+            p *= 10;
+        }
     }
 
     /** {@code v >= 0} in decimal into {@code dst} at {@code at}; returns the index after it. */
     static int positive(byte[] dst, int at, long v) {
-        int digits = 1;
-        for (long t = v; t >= 10; t /= 10) {
-            digits++;
-        }
+        // digits from the bit length: 1233/4096 ~ log10(2), corrected by one comparison
+        int guess = ((64 - Long.numberOfLeadingZeros(v | 1)) * 1233) >>> 12;
+        int digits = guess < POWERS_OF_TEN.length && v >= POWERS_OF_TEN[guess] ? guess + 1 : Math.max(guess, 1);
         int end = at + digits;
-        int i = end;
-        do {
-            dst[--i] = (byte) ('0' + v % 10);
-            v /= 10;
-        } while (v != 0);
+        twoDigitsBackwards(dst, end, v, digits);
         return end;
+    }
+
+    /** The last {@code digits} digits of {@code v >= 0} into {@code dst[end - digits, end)}, leading zeros kept. */
+    static void twoDigitsBackwards(byte[] dst, int end, long v, int digits) {
+        int i = end;
+        int stop = end - digits;
+        while (i - stop >= 2) {
+            int r = (int) (v % 100);
+            v /= 100;
+            dst[--i] = TWO_DIGITS[2 * r + 1];
+            dst[--i] = TWO_DIGITS[2 * r];
+        }
+        if (i > stop) {
+            dst[--i] = (byte) ('0' + v % 10);
+        }
     }
 
     static int put(byte[] dst, int at, byte[] bytes) {

@@ -3,6 +3,10 @@ package io.strata.streaming.wire;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ByteProcessor;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Cuts the text of a stream into lines terminated by {@code '\n'}, whatever the TCP reads and LZ4
  * blocks did to them: a partial line is kept until its end arrives. Bytes are copied once, into an
@@ -122,9 +126,9 @@ public final class LineSplitter {
         final byte[] buf = buffer;
         int i = scanned;
         while (i < end) {
-            if (buf[i] != '\n') {
-                i++;
-                continue;
+            i = newline(buf, i, end);
+            if (i >= end) {
+                break;
             }
             int lineStart = start;
             start = i + 1;
@@ -137,5 +141,32 @@ public final class LineSplitter {
             i = start;
         }
         scanned = end;
+    }
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long NEWLINES = ONES * '\n';
+
+    /**
+     * The index of the first {@code '\n'} in {@code b[from, to)}, or {@code to}: eight bytes at a
+     * time (a line is about 30 bytes; a byte loop was a sixth of a parent's replication time).
+     */
+    static int newline(byte[] b, int from, int to) {
+        int i = from;
+        for (; i + Long.BYTES <= to; i += Long.BYTES) {
+            long x = (long) LONGS.get(b, i) ^ NEWLINES;
+            // a zero byte of x (a newline of b) sets its high bit here; exact for the lowest one
+            long found = (x - ONES) & ~x & HIGHS;
+            if (found != 0) {
+                return i + (Long.numberOfTrailingZeros(found) >>> 3);
+            }
+        }
+        for (; i < to; i++) {
+            if (b[i] == '\n') {
+                return i;
+            }
+        }
+        return to;
     }
 }

@@ -69,6 +69,26 @@ class ReplayPointWriterTest {
     }
 
     @Test
+    void decimalDigitsOfEveryMagnitude() {
+        java.util.List<Long> values = new java.util.ArrayList<>(java.util.List.of(0L, Long.MAX_VALUE));
+        for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10; p *= 10) {
+            values.addAll(java.util.List.of(p - 1, p, p + 1, p * 10 - 1));
+        }
+        for (int bit = 0; bit < 63; bit++) {
+            values.addAll(java.util.List.of((1L << bit) - 1, 1L << bit, (1L << bit) + 1));
+        }
+        SplittableRandom rnd = new SplittableRandom(9);
+        for (int i = 0; i < 10_000; i++) {
+            values.add(rnd.nextLong(Long.MAX_VALUE) >>> rnd.nextInt(63));
+        }
+        byte[] dst = new byte[40];
+        for (long v : values) {
+            int end = SenderWireFormat.positive(dst, 3, v);
+            assertEquals(Long.toString(v), new String(dst, 3, end - 3, StandardCharsets.US_ASCII));
+        }
+    }
+
+    @Test
     void aValueBeyondTwoToTheSixtyThirdKeepsItsPlaceInTheLine() {
         ByteBuf expected = Unpooled.buffer();
         ByteBuf actual = Unpooled.buffer();

@@ -170,4 +170,29 @@ class LineSplitterTest {
     void limitMustBePositive() {
         assertThrows(IllegalArgumentException.class, () -> new LineSplitter(0));
     }
+
+    @Test
+    void theEightBytesAtATimeNewlineSearchFindsTheFirstNewlineAnywhere() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(3);
+        for (int round = 0; round < 20_000; round++) {
+            byte[] b = new byte[rnd.nextInt(1, 40)];
+            for (int i = 0; i < b.length; i++) {
+                // bytes around '\n' (0x0A) and with the high bit set, where borrows could mislead
+                int kind = rnd.nextInt(6);
+                b[i] = (byte) (kind == 0 ? '\n' : kind == 1 ? 0x0B : kind == 2 ? 0x09 : kind == 3 ? 0x8A
+                        : kind == 4 ? 0 : rnd.nextInt(256));
+            }
+            int from = rnd.nextInt(b.length);
+            int to = rnd.nextInt(from, b.length + 1);
+            int expected = to;
+            for (int i = from; i < to; i++) {
+                if (b[i] == '\n') {
+                    expected = i;
+                    break;
+                }
+            }
+            org.junit.jupiter.api.Assertions.assertEquals(expected, LineSplitter.newline(b, from, to),
+                    java.util.Arrays.toString(b) + " from " + from + " to " + to);
+        }
+    }
 }
