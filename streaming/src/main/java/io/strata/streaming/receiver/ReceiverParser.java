@@ -697,18 +697,12 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
      * then splits it as Netdata does.
      */
     private boolean plainReplaySet(byte[] b, int s, int e) throws StreamProtocolException {
-        int i = s + 6;
-        int dimStart = i;
-        while (i < e && b[i] != '"') {
-            if (b[i] == '\\' || b[i] == 0) {
-                return false;
-            }
-            i++;
-        }
-        if (i >= e) {
+        int dimStart = s + 6;
+        int dimEnd = closingQuote(b, dimStart, e);
+        if (dimEnd < 0) {
             return false;
         }
-        int dimEnd = i++;
+        int i = dimEnd + 1;
         while (i < e && isSeparator(b[i])) {
             i++;
         }
@@ -733,17 +727,12 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             if (b[i] != '"') {
                 return false;
             }
-            flagsStart = ++i;
-            while (i < e && b[i] != '"') {
-                if (b[i] == '\\' || b[i] == 0) {
-                    return false;
-                }
-                i++;
-            }
-            if (i >= e) {
+            flagsStart = i + 1;
+            flagsEnd = closingQuote(b, flagsStart, e);
+            if (flagsEnd < 0) {
                 return false;
             }
-            flagsEnd = i++;
+            i = flagsEnd + 1;
             while (i < e && isSeparator(b[i])) {
                 i++;
             }
@@ -753,6 +742,20 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         replaySet(b, s, e, dimStart, dimEnd, valueStart, valueEnd, flagsStart, flagsEnd);
         return true;
+    }
+
+    /** The index of the {@code "} closing a plain quoted word that starts at {@code i}; -1 for none, an escape or a NUL. */
+    private static int closingQuote(byte[] b, int i, int e) {
+        for (; i < e; i++) {
+            byte c = b[i];
+            if (c == '"') {
+                return i;
+            }
+            if (c == '\\' || c == 0) {
+                return -1;
+            }
+        }
+        return -1;
     }
 
     private static boolean isSeparator(byte c) {
