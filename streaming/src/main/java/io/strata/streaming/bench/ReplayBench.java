@@ -189,38 +189,46 @@ public final class ReplayBench {
     private static List<LocalCharts> prefill(StorageEngine db, Options o, int chartsPerHost) {
         List<LocalCharts> hosts = new ArrayList<>();
         long end = System.currentTimeMillis() / 1000 - 1;
-        long first = end - o.seconds() + 1;
         SplittableRandom rnd = new SplittableRandom(o.seed());
-        int dims = o.dimensionsPerChart();
         for (int h = 0; h < o.hosts(); h++) {
             UUID guid = UUID.nameUUIDFromBytes(("strata-replay-bench-" + o.seed() + "-" + h)
                     .getBytes(StandardCharsets.UTF_8));
-            HostInfo info = new HostInfo(guid, "replay-child-" + h, "linux", "Etc/UTC", 1, Map.of());
-            db.metadata().upsertHost(info);
-            LocalCharts local = new LocalCharts(db, info);
-            List<LocalCharts.Chart> charts = new ArrayList<>();
-            for (int c = 0; c < chartsPerHost; c++) {
-                String id = "replay.chart" + c;
-                List<DimensionInfo> ds = new ArrayList<>(dims);
-                for (int d = 0; d < dims; d++) {
-                    ds.add(new DimensionInfo(guid, id, "d" + d, "d" + d, "absolute", 1, 1000, 0));
-                }
-                charts.add(local.define(new ChartInfo(guid, id, id, "replay", "value", "replay", "replay.chart",
-                        "line", 1000 + c, 1, "strata", "bench", Map.of()), ds));
-            }
-            long[][] values = new long[chartsPerHost][dims];
-            for (long t = first; t <= end; t++) {
-                for (int c = 0; c < chartsPerHost; c++) {
-                    long[] v = values[c];
-                    for (int d = 0; d < dims; d++) {
-                        // a slow random walk in thousandths, the shape of most system metrics
-                        v[d] = Math.max(0, v[d] + rnd.nextInt(2001) - 1000);
-                    }
-                    local.collect(charts.get(c), v, null, t * 1_000_000L + 1000);
-                }
-            }
-            hosts.add(local);
+            hosts.add(history(db, new HostInfo(guid, "replay-child-" + h, "linux", "Etc/UTC", 1, Map.of()),
+                    chartsPerHost, o.dimensionsPerChart(), o.seconds(), end, rnd));
         }
         return hosts;
+    }
+
+    /**
+     * A host of {@code charts} charts of {@code dims} dimensions, collected once a second for
+     * {@code seconds} seconds up to {@code end}: a slow random walk in thousandths, the shape of most
+     * system metrics.
+     */
+    static LocalCharts history(StorageEngine db, HostInfo info, int charts, int dims, int seconds, long end,
+                               SplittableRandom rnd) {
+        UUID guid = info.machineGuid();
+        db.metadata().upsertHost(info);
+        LocalCharts local = new LocalCharts(db, info);
+        List<LocalCharts.Chart> defined = new ArrayList<>();
+        for (int c = 0; c < charts; c++) {
+            String id = "replay.chart" + c;
+            List<DimensionInfo> ds = new ArrayList<>(dims);
+            for (int d = 0; d < dims; d++) {
+                ds.add(new DimensionInfo(guid, id, "d" + d, "d" + d, "absolute", 1, 1000, 0));
+            }
+            defined.add(local.define(new ChartInfo(guid, id, id, "replay", "value", "replay", "replay.chart",
+                    "line", 1000 + c, 1, "strata", "bench", Map.of()), ds));
+        }
+        long[][] values = new long[charts][dims];
+        for (long t = end - seconds + 1; t <= end; t++) {
+            for (int c = 0; c < charts; c++) {
+                long[] v = values[c];
+                for (int d = 0; d < dims; d++) {
+                    v[d] = Math.max(0, v[d] + rnd.nextInt(2001) - 1000);
+                }
+                local.collect(defined.get(c), v, null, t * 1_000_000L + 1000);
+            }
+        }
+        return local;
     }
 }

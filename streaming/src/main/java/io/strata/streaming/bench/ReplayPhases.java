@@ -50,30 +50,10 @@ public final class ReplayPhases {
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")))) {
             UUID guid = UUID.randomUUID();
             HostInfo host = new HostInfo(guid, "phases", "linux", "UTC", 1, Map.of());
-            childDb.metadata().upsertHost(host);
-            LocalCharts local = new LocalCharts(childDb, host);
-            List<LocalCharts.Chart> cs = new ArrayList<>();
-            for (int c = 0; c < charts; c++) {
-                String id = "replay.chart" + c;
-                List<DimensionInfo> ds = new ArrayList<>();
-                for (int d = 0; d < dims; d++) {
-                    ds.add(new DimensionInfo(guid, id, "d" + d, "d" + d, "absolute", 1, 1000, 0));
-                }
-                cs.add(local.define(new ChartInfo(guid, id, id, "replay", "value", "replay", "replay.chart", "line",
-                        1000 + c, 1, "strata", "bench", Map.of()), ds));
-            }
             long end = System.currentTimeMillis() / 1000 - 1;
             long first = end - seconds + 1;
-            SplittableRandom rnd = new SplittableRandom(42);
-            long[][] values = new long[charts][dims];
-            for (long t = first; t <= end; t++) {
-                for (int c = 0; c < charts; c++) {
-                    for (int d = 0; d < dims; d++) {
-                        values[c][d] = Math.max(0, values[c][d] + rnd.nextInt(2001) - 1000);
-                    }
-                    local.collect(cs.get(c), values[c], null, t * 1_000_000L + 1000);
-                }
-            }
+            LocalCharts local = ReplayBench.history(childDb, host, charts, dims, seconds, end, new SplittableRandom(42));
+            List<LocalCharts.Chart> cs = local.charts();
             long samples = (long) charts * dims * seconds;
             // thread CPU time, not wall time: the machine is shared and a preempted phase is not slower
             java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
