@@ -14,9 +14,11 @@ import java.nio.charset.StandardCharsets;
  * {@code streaming/rrdpush.c}, {@code streaming/replication.c} and {@code streaming/sender.c} produce
  * them (see {@code docs/format/stream-sender.md}).
  *
- * <p>Nothing here allocates per call on the data path ({@code BEGIN}/{@code SET}/{@code END},
- * {@code RBEGIN}/{@code RSET}): numbers are written digit by digit and the {@code %0.7f} of
- * doubles is computed from the bits of the double. Identifiers may be given as {@code String}
+ * <p>Nothing here allocates per call on the data path ({@code BEGIN}/{@code SET}/{@code END}; the
+ * replication answers' {@code RBEGIN}/{@code RSET} go through {@code ReplayPointWriter}, which
+ * uses {@link #fixed7(byte[], int, double)}): numbers are written digit by digit and the
+ * {@code %0.7f} of doubles is computed from the bits of the double ({@link #writeFixed7(ByteBuf,
+ * double)} itself formats into a small array first: it serves the rarer lines). Identifiers may be given as {@code String}
  * (encoded on the fly) or as pre-encoded UTF-8 {@code byte[]}.
  *
  * <p>Netdata's sender never escapes anything; a double quote or a line break inside a quoted
