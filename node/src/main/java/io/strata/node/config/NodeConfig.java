@@ -19,7 +19,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                          Path cacheDir, Path libDir, List<InetSocketAddress> bindTo, int acceptStreamEverySeconds,
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
                          int syntheticCharts, int syntheticDimensions, boolean procPlugin, StreamConfig stream,
-                         Path sslCertificate, Path sslKey, List<String> warnings) {
+                         Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, List<String> warnings) {
 
     public static final int DEFAULT_PORT = 19999;
 
@@ -50,6 +50,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
             space[t] = positive(nd, "db", "dbengine tier " + t + " multihost disk space MB", space[0] / 2,
                     Long.MAX_VALUE / (1 << 20));
         }
+        DbEngineSettings dbEngine = DbEngineSettings.read(nd, netdataConf, tiers);
         Path cache = Path.of(nd.get("directories", "cache", dir.resolve("cache").toString()));
         Path lib = Path.of(nd.get("directories", "lib", dir.resolve("lib").toString()));
         List<InetSocketAddress> bind = parseBindTo(nd.get("web", "bind to", "*:" + DEFAULT_PORT), netdataConf);
@@ -80,11 +81,20 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, bind, acceptEvery, replication,
                 toReplicate, perStep, synthCharts, synthDims, proc, stream, cert.isEmpty() ? null : Path.of(cert),
-                key.isEmpty() ? null : Path.of(key), List.copyOf(warnings));
+                key.isEmpty() ? null : Path.of(key), dbEngine, List.copyOf(warnings));
     }
 
     public Path dbDir() {
         return cacheDir.resolve("dbengine");
+    }
+
+    /** The engine's configuration: tiers, quotas and the {@code [db]} tuning keys. */
+    public io.strata.engine.EngineConfig engineConfig() {
+        io.strata.engine.EngineConfig ec = io.strata.engine.EngineConfig.defaults(dbDir()).withTiers(storageTiers);
+        for (int t = 0; t < storageTiers; t++) {
+            ec = ec.withQuota(t, tierDiskSpaceMb[t] << 20);
+        }
+        return dbEngine.applyTo(ec);
     }
 
     public boolean isParent() {

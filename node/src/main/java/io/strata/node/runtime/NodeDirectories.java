@@ -48,6 +48,12 @@ public final class NodeDirectories {
         Path conf = cfg.dir().resolve("netdata.conf");
         requireWritable(cfg.cacheDir(), "[directories] cache in " + conf);
         requireWritable(cfg.libDir(), "[directories] lib in " + conf);
+        Path[] tierDirs = cfg.dbEngine().tierDirectories();
+        for (int t = 0; t < tierDirs.length; t++) {
+            if (tierDirs[t] != null) {
+                requireWritable(tierDirs[t], "[db] dbengine tier " + t + " directory in " + conf);
+            }
+        }
     }
 
     /** Creates {@code dir} when missing and writes (then removes) a file in it. */

@@ -80,10 +80,7 @@ public final class StrataNode implements Closeable {
         }
         NodeDirectories.requireWritable(config);
         UUID guid = MachineGuid.loadOrCreate(config.libDir());
-        EngineConfig ec = EngineConfig.defaults(config.dbDir()).withTiers(config.storageTiers());
-        for (int t = 0; t < config.storageTiers(); t++) {
-            ec = ec.withQuota(t, config.tierDiskSpaceMb()[t] << 20);
-        }
+        EngineConfig ec = config.engineConfig();
         io.netty.handler.ssl.SslContext tls = config.sslCertificate() == null ? null
                 : io.strata.streaming.server.TlsContexts.server(config.sslCertificate(), config.sslKey());
         StorageEngine engine = StorageEngine.open(ec);

@@ -1,0 +1,133 @@
+package io.strata.node.config;
+
+import io.strata.engine.EngineConfig;
+import io.strata.engine.FsyncPolicy;
+import io.strata.node.config.NodeConfig.ConfigException;
+import io.strata.streaming.config.IniFile;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * The {@code [db]} keys of {@code netdata.conf} that tune the engine beyond tiers and quotas:
+ * cache size, tier grouping, retention by age, a tier's own directory, fsync policy and direct
+ * reads. Netdata's key names where Netdata has the setting (1.37.1's {@code dbengine page cache
+ * size MB} and {@code dbengine tier N update every iterations}; later Netdata's {@code dbengine use
+ * direct io} and {@code dbengine tier N retention time}); Strata's own otherwise.
+ *
+ * @param pageCacheMb        the engine's cache bound in MiB; 0 sizes it from the number of metrics
+ * @param tierGrouping       points of tier N-1 per point of tier N, the same for every tier
+ * @param retentionSeconds   per tier, the maximum age of its data; 0 = none
+ * @param tierDirectories    per tier, where its files live; null = under the engine's directory
+ * @param fsync              when written extents are forced to the device
+ * @param directIo           read datafiles with O_DIRECT
+ */
+public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retentionSeconds, Path[] tierDirectories,
+                               FsyncPolicy fsync, boolean directIo) {
+
+    static DbEngineSettings read(IniFile nd, Path netdataConf, int tiers) throws ConfigException {
+        long cacheMb = 0;
+        String cache = nd.get("db", "dbengine page cache size MB", null);
+        if (cache != null) {
+            cacheMb = parseLong(netdataConf, "dbengine page cache size MB", cache);
+            if (cacheMb < 0 || cacheMb > (1L << 24)) {
+                throw new ConfigException(netdataConf + ": [db] dbengine page cache size MB = " + cache
+                        + " must be between 0 (sized from the number of metrics) and " + (1L << 24));
+            }
+        }
+        int grouping = EngineConfig.DEFAULT_TIER_GROUPING;
+        for (int t = 1; t < tiers; t++) {
+            String key = "dbengine tier " + t + " update every iterations";
+            String v = nd.get("db", key, null);
+            if (v == null) {
+                continue;
+            }
+            long g = parseLong(netdataConf, key, v);
+            if (g < 2 || g > 255) {
+                throw new ConfigException(netdataConf + ": [db] " + key + " = " + v + " must be between 2 and 255");
+            }
+            if (t > 1 && g != grouping) {
+                throw new ConfigException(netdataConf + ": [db] " + key + " = " + v + " differs from tier 1's "
+                        + grouping + "; Strata groups every tier by the same number of points");
+            }
+            grouping = (int) g;
+        }
+        long[] retention = new long[tiers];
+        Path[] dirs = new Path[tiers];
+        for (int t = 0; t < tiers; t++) {
+            String key = "dbengine tier " + t + " retention time";
+            String v = nd.get("db", key, null);
+            if (v != null) {
+                retention[t] = parseDuration(netdataConf, key, v);
+            }
+            String d = nd.get("db", "dbengine tier " + t + " directory", null);
+            if (d != null && !d.isBlank()) {
+                dirs[t] = Path.of(d.trim());
+            }
+        }
+        FsyncPolicy fsync = FsyncPolicy.PER_DATAFILE;
+        String f = nd.get("db", "dbengine fsync", null);
+        if (f != null) {
+            try {
+                fsync = FsyncPolicy.parse(f.trim().replace(' ', '-'));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(netdataConf + ": [db] dbengine fsync = " + f
+                        + " must be one of: never, per extent, per datafile");
+            }
+        }
+        boolean direct = nd.getBoolean("db", "dbengine use direct io", false);
+        return new DbEngineSettings(cacheMb, grouping, retention, dirs, fsync, direct);
+    }
+
+    /** {@code base} with these settings applied. */
+    public EngineConfig applyTo(EngineConfig base) {
+        EngineConfig ec = base.withCacheBytes(pageCacheMb << 20).withTierGrouping(tierGrouping).withFsync(fsync)
+                .withDirectReads(directIo);
+        for (int t = 0; t < retentionSeconds.length; t++) {
+            ec = ec.withMaxAge(t, retentionSeconds[t]);
+            if (tierDirectories[t] != null) {
+                ec = ec.withTierDir(t, tierDirectories[t]);
+            }
+        }
+        return ec;
+    }
+
+    private static long parseLong(Path file, String key, String v) throws ConfigException {
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(file + ": [db] " + key + " = " + v + " is not a number");
+        }
+    }
+
+    /**
+     * Netdata's duration spelling: a number with an optional unit, {@code s}, {@code m}, {@code h},
+     * {@code d}, {@code w}, {@code mo} (30 days) or {@code y} (365 days); a bare number is seconds;
+     * 0 means no limit.
+     */
+    static long parseDuration(Path file, String key, String v) throws ConfigException {
+        String s = v.trim().toLowerCase(Locale.ROOT);
+        int i = 0;
+        while (i < s.length() && Character.isDigit(s.charAt(i))) {
+            i++;
+        }
+        String unit = s.substring(i).trim();
+        long mult;
+        switch (unit) {
+            case "", "s" -> mult = 1;
+            case "m" -> mult = 60;
+            case "h" -> mult = 3600;
+            case "d" -> mult = 86_400;
+            case "w" -> mult = 7 * 86_400L;
+            case "mo" -> mult = 30 * 86_400L;
+            case "y" -> mult = 365 * 86_400L;
+            default -> throw new ConfigException(file + ": [db] " + key + " = " + v
+                    + " is not a duration (a number with s, m, h, d, w, mo or y)");
+        }
+        if (i == 0 || i > 12) {
+            throw new ConfigException(file + ": [db] " + key + " = " + v
+                    + " is not a duration (a number with s, m, h, d, w, mo or y)");
+        }
+        return Long.parseLong(s.substring(0, i)) * mult;
+    }
+}
