@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -23,7 +24,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * The whole tier-0 write path: {@link StorageEngine#store} of real values (pack, hot page,
  * sealing and encoding a full page on the collecting thread) with the engine's flusher thread
  * building extents and writing them, its journal and its metadata to a real temporary directory
- * ({@link EngineConfig#defaults}: fsync per datafile) at the same time.
+ * ({@link EngineConfig#defaults}: fsync per datafile) at the same time, with {@code tiers} tiers
+ * (default 3, Netdata's; {@code -p tiers=1,3,5} compares): the tiers above 0 are aggregated from
+ * the tier-0 hot pages on the collecting thread, so their cost is in the score.
  *
  * <p>The engine holds {@value #METRICS} metrics, {@value #PER_CHART} to a chart, like
  * {@code ./strata bench engine}. Each invocation stores the next second for the writer's metrics;
@@ -61,13 +64,16 @@ public class EngineWriteBenchmark extends EngineBenchmarkBase {
         double[][] rows;
         int columns;
         final AtomicInteger writers = new AtomicInteger();
+        /** Storage tiers: tier 0 and the aggregated tiers above it (1..5). */
+        @Param({"3"})
+        public int tiers;
 
         @Setup(Level.Trial)
         public void open() throws IOException {
             rows = BenchData.netdataRows();
             columns = rows[0].length;
             dir = Files.createTempDirectory("strata-jmh-write-");
-            engine = StorageEngine.open(EngineConfig.defaults(dir));
+            engine = StorageEngine.open(EngineConfig.defaults(dir).withTiers(tiers));
             ids = BenchData.define(engine, METRICS, PER_CHART);
         }
 
