@@ -100,16 +100,19 @@ public final class EngineBench {
      * @param second       the writers' progress (seconds stored) at each sample, ascending
      * @param rss          process RSS at each sample
      * @param pageMemory   off-heap hot-page memory at each sample ({@code StorageEngine.pageMemoryBytes})
+     * @param heapCommitted Java heap committed at each sample
      * @param countedFrom  samples from this second on count for {@link #peakRss} and
      *                     {@link #medianRss}: the second by which every metric's first page, of
      *                     random capacity, has sealed (or the run's end if it is shorter)
      * @param rssHighWater the kernel's high-water mark of the RSS (VmHWM) at the end of the write
      *                     phase: a peak between samples, or before the engine opened, shows there
      */
-    public record MemoryOverTime(int[] second, long[] rss, long[] pageMemory, int countedFrom, long rssHighWater) {
+    public record MemoryOverTime(int[] second, long[] rss, long[] pageMemory, long[] heapCommitted, int countedFrom,
+                                 long rssHighWater) {
         public MemoryOverTime {
-            if (second.length == 0 || second.length != rss.length || second.length != pageMemory.length) {
-                throw new IllegalArgumentException("samples need a second, an RSS and a page memory each");
+            if (second.length == 0 || second.length != rss.length || second.length != pageMemory.length
+                    || second.length != heapCommitted.length) {
+                throw new IllegalArgumentException("samples need a second, an RSS, a page memory and a heap each");
             }
         }
 
@@ -171,6 +174,7 @@ public final class EngineBench {
         private final int[] second = new int[MEMORY_SAMPLES];
         private final long[] rss = new long[MEMORY_SAMPLES];
         private final long[] pageMemory = new long[MEMORY_SAMPLES];
+        private final long[] heapCommitted = new long[MEMORY_SAMPLES];
         private int taken;
 
         MemorySampler(StorageEngine engine, java.util.concurrent.atomic.AtomicIntegerArray progress, int seconds) {
@@ -198,13 +202,15 @@ public final class EngineBench {
             second[taken] = at;
             rss[taken] = rssNow;
             pageMemory[taken] = engine.pageMemoryBytes();
+            heapCommitted[taken] = Runtime.getRuntime().totalMemory();
             taken++;
         }
 
         MemoryOverTime end(long rssNow, int countedFrom) {
             record(seconds, rssNow);
             return new MemoryOverTime(java.util.Arrays.copyOf(second, taken), java.util.Arrays.copyOf(rss, taken),
-                    java.util.Arrays.copyOf(pageMemory, taken), countedFrom, rssHighWaterBytes());
+                    java.util.Arrays.copyOf(pageMemory, taken), java.util.Arrays.copyOf(heapCommitted, taken), countedFrom,
+                    rssHighWaterBytes());
         }
     }
 

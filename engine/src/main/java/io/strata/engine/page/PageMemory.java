@@ -29,8 +29,13 @@ public final class PageMemory {
 
     private static final UnsafeMemory MEMORY = UnsafeMemory.MEMORY;
 
-    /** Bytes of a slab, unless a class's block is larger: room for many blocks, one allocation. */
-    public static final int DEFAULT_SLAB_BYTES = 256 * 1024;
+    /**
+     * Bytes of a slab, unless a class's block is larger: room for 16 to 1 024 blocks, one
+     * allocation. Smaller slabs empty (and go back) sooner when a class shrinks; at 100 000
+     * metrics 64 KiB slabs left about 30 bytes less hot-page memory per metric than 256 KiB ones
+     * (one run, 1 300 s).
+     */
+    public static final int DEFAULT_SLAB_BYTES = 64 * 1024;
 
     private final int pageBytes;
     private final int granule;

@@ -20,16 +20,16 @@ class EngineBenchMemoryTest {
     @Test
     void peakAndMedianCountOnlySamplesAfterTheFirstPages() {
         EngineBench.MemoryOverTime m = new EngineBench.MemoryOverTime(new int[]{100, 500, 1100, 1500, 2000, 3000},
-                new long[]{900, 50, 300, 100, 200, 150}, new long[]{70, 10, 40, 20, 30, 25}, 1024, 1000);
+                new long[]{900, 50, 300, 100, 200, 150}, new long[]{70, 10, 40, 20, 30, 25}, new long[6], 1024, 1000);
         assertEquals(300, m.peakRss(), "the 900 at second 100 is before every first page sealed");
         assertEquals(150, m.medianRss(), "lower middle of 100, 150, 200, 300");
         assertEquals(40, m.peakPageMemory());
         EngineBench.MemoryOverTime shortRun = new EngineBench.MemoryOverTime(new int[]{10, 20}, new long[]{5, 7},
-                new long[]{1, 2}, 1024, 7);
+                new long[]{1, 2}, new long[2], 1024, 7);
         assertEquals(7, shortRun.peakRss(), "a run shorter than a page counts its end");
         assertEquals(7, shortRun.medianRss());
         assertThrows(IllegalArgumentException.class,
-                () -> new EngineBench.MemoryOverTime(new int[]{1}, new long[0], new long[]{1}, 0, 0));
+                () -> new EngineBench.MemoryOverTime(new int[]{1}, new long[0], new long[]{1}, new long[1], 0, 0));
     }
 
     @Test
@@ -46,7 +46,7 @@ class EngineBenchMemoryTest {
             assertTrue(m.second()[i] > m.second()[i - 1], "samples in the order of the writers' progress");
         }
         for (int i = 0; i < m.samples(); i++) {
-            assertTrue(m.rss()[i] > 0 && m.pageMemory()[i] > 0, "sample " + i);
+            assertTrue(m.rss()[i] > 0 && m.pageMemory()[i] > 0 && m.heapCommitted()[i] > 0, "sample " + i);
         }
         assertEquals(1024, m.countedFrom());
         assertTrue(r.memoryPerMetricPeakOverBaselineBytes() >= r.memoryPerMetricMedianOverBaselineBytes());

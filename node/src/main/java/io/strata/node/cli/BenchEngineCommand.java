@@ -191,7 +191,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
             var samples = o.putArray("memory_samples");
             for (int i = 0; i < mt.samples(); i++) {
                 samples.addObject().put("second", mt.second()[i]).put("rss_bytes", mt.rss()[i])
-                        .put("page_memory_bytes", mt.pageMemory()[i]);
+                        .put("page_memory_bytes", mt.pageMemory()[i]).put("heap_committed_bytes", mt.heapCommitted()[i]);
             }
             o.put("rss_bytes", r.rssBytes());
             o.put("rss_baseline_bytes", r.rssBaselineBytes());
