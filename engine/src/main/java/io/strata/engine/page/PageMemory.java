@@ -56,9 +56,15 @@ public final class PageMemory {
     private long[] slabBase = new long[16];
     private Slab[] slabByBase = new Slab[16];
     private int slabCount;
-    /** Retired blocks, with their class in a parallel array. */
-    private long[] retired = new long[256];
-    private byte[] retiredClass = new byte[256];
+    private static final int RETIRED_CHUNK_BITS = 12;
+    private static final int RETIRED_CHUNK = 1 << RETIRED_CHUNK_BITS;
+    /**
+     * Retired blocks, each address with its class in the low 4 bits, in chunks: when the flusher
+     * falls behind, an accelerated writer retires a million blocks before the next recycling,
+     * and one doubling array would stay that large on the heap (and be copied as one huge
+     * object); chunks past the first are dropped once recycled.
+     */
+    private long[][] retiredChunks = {new long[RETIRED_CHUNK]};
     private int retiredCount;
 
     /** Blocks of one class, side by side; its free blocks hold the address of the next free one. */
@@ -287,13 +293,21 @@ public final class PageMemory {
 
     /** Hands back a block no longer used by its page; it is reused after {@link #recycleRetired}. */
     public synchronized void retire(long addr, int cls) {
-        if (retiredCount == retired.length) {
-            retired = java.util.Arrays.copyOf(retired, retiredCount * 2);
-            retiredClass = java.util.Arrays.copyOf(retiredClass, retiredCount * 2);
+        int k = retiredCount >>> RETIRED_CHUNK_BITS;
+        if (k == retiredChunks.length) {
+            retiredChunks = java.util.Arrays.copyOf(retiredChunks, k * 2);
         }
-        retired[retiredCount] = addr;
-        retiredClass[retiredCount++] = (byte) cls;
+        if (retiredChunks[k] == null) {
+            retiredChunks[k] = new long[RETIRED_CHUNK];
+        }
+        retiredChunks[k][retiredCount & (RETIRED_CHUNK - 1)] = addr | cls;
+        retiredCount++;
         inUse.decrementAndGet();
+    }
+
+    /** Blocks retired and not yet recycled. */
+    public synchronized int retiredBlocks() {
+        return retiredCount;
     }
 
     /**
@@ -305,13 +319,17 @@ public final class PageMemory {
      */
     public synchronized void recycleRetired(int keep) {
         for (int i = 0; i < retiredCount; i++) {
-            long a = retired[i];
-            Slab s = slabOf(a, retiredClass[i]);
+            long w = retiredChunks[i >>> RETIRED_CHUNK_BITS][i & (RETIRED_CHUNK - 1)];
+            long a = w & ~15L;
+            Slab s = slabOf(a, (int) (w & 15));
             if (giveBack(s, a) && classRoom[s.cls] - s.room() >= keep) {
                 release(s);
             }
         }
         retiredCount = 0;
+        if (retiredChunks.length > 1) {
+            retiredChunks = new long[][]{retiredChunks[0]};
+        }
     }
 
     /**

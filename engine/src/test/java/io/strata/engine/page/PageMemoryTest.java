@@ -180,4 +180,31 @@ class PageMemoryTest {
         other.free(foreign, 1);
         assertEquals(0, m.reservedBytes() + other.reservedBytes());
     }
+
+    @Test
+    void aLongBacklogOfRetiredBlocksIsRecycledWhole() {
+        PageMemory m = PageMemory.forPages(384);
+        int n = 3 * 4096 + 5;
+        long[] a = new long[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = m.acquire(i % m.classes());
+        }
+        int slabs = m.slabs();
+        for (int i = 0; i < n; i++) {
+            m.retire(a[i], i % m.classes());
+        }
+        assertEquals(n, m.retiredBlocks());
+        assertEquals(0, m.blocksInUse());
+        m.recycleRetired(Integer.MAX_VALUE);
+        assertEquals(0, m.retiredBlocks());
+        assertEquals(slabs, m.slabs(), "a class keeps its slabs while it has fewer free blocks than asked");
+        for (int i = 0; i < n; i++) {
+            a[i] = m.acquire(i % m.classes());
+        }
+        assertEquals(slabs, m.slabs(), "every recycled block, of every class, was reused: no new slab");
+        for (int i = 0; i < n; i++) {
+            m.free(a[i], i % m.classes());
+        }
+        assertEquals(0, m.slabs());
+    }
 }
