@@ -72,7 +72,146 @@ public final class EngineBench {
                          long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
                          int registryBytesPerMetric, long datafiles, double idleMetricBytes, int tiers, int readers,
                          long queryPoints, double queryPointsPerSecond, long readErrors, long queries,
-                         long datafilesDeleted, ColdScan coldScan, MemorySplit memory) {
+                         long datafilesDeleted, ColdScan coldScan, MemorySplit memory, MemoryOverTime memoryOverTime) {
+
+        /**
+         * The largest of the RSS samples over the RSS before the engine opened, per metric, once
+         * every metric's first page has sealed: the figure the memory goal is judged on.
+         */
+        public double memoryPerMetricPeakOverBaselineBytes() {
+            return (double) (memoryOverTime.peakRss() - rssBaselineBytes) / metrics;
+        }
+
+        /** The median of the same samples, per metric, over the baseline. */
+        public double memoryPerMetricMedianOverBaselineBytes() {
+            return (double) (memoryOverTime.medianRss() - rssBaselineBytes) / metrics;
+        }
+    }
+
+    /** Samples taken during the write phase of a run, every 1/{@value #MEMORY_SAMPLES} of its seconds. */
+    public static final int MEMORY_SAMPLES = 20;
+
+    /**
+     * Process memory at several moments of the write phase, not at one instant: the hot pages'
+     * fill, and so the RSS, changes as pages fill and seal. Sample {@code i} was taken when every
+     * writer had stored second {@code second[i]} (a little later: the writers do not wait); the
+     * last is the end of the write phase (the instant of {@code rssBytes}).
+     *
+     * @param second       the writers' progress (seconds stored) at each sample, ascending
+     * @param rss          process RSS at each sample
+     * @param pageMemory   off-heap hot-page memory at each sample ({@code StorageEngine.pageMemoryBytes})
+     * @param heapCommitted Java heap committed at each sample
+     * @param countedFrom  samples from this second on count for {@link #peakRss} and
+     *                     {@link #medianRss}: the second by which every metric's first page, of
+     *                     random capacity, has sealed (or the run's end if it is shorter)
+     * @param rssHighWater the kernel's high-water mark of the RSS (VmHWM) at the end of the write
+     *                     phase: a peak between samples, or before the engine opened, shows there
+     */
+    public record MemoryOverTime(int[] second, long[] rss, long[] pageMemory, long[] heapCommitted, int countedFrom,
+                                 long rssHighWater) {
+        public MemoryOverTime {
+            if (second.length == 0 || second.length != rss.length || second.length != pageMemory.length
+                    || second.length != heapCommitted.length) {
+                throw new IllegalArgumentException("samples need a second, an RSS, a page memory and a heap each");
+            }
+        }
+
+        public int samples() {
+            return second.length;
+        }
+
+        private long[] counted(long[] of) {
+            int n = 0;
+            for (int s : second) {
+                if (s >= countedFrom) {
+                    n++;
+                }
+            }
+            if (n == 0) {
+                return new long[]{of[of.length - 1]};
+            }
+            long[] c = new long[n];
+            int j = 0;
+            for (int i = 0; i < second.length; i++) {
+                if (second[i] >= countedFrom) {
+                    c[j++] = of[i];
+                }
+            }
+            return c;
+        }
+
+        /** The largest RSS of the counted samples. */
+        public long peakRss() {
+            long m = Long.MIN_VALUE;
+            for (long v : counted(rss)) {
+                m = Math.max(m, v);
+            }
+            return m;
+        }
+
+        /** The median RSS of the counted samples (the lower middle one of an even count). */
+        public long medianRss() {
+            long[] c = counted(rss);
+            java.util.Arrays.sort(c);
+            return c[(c.length - 1) / 2];
+        }
+
+        /** The largest hot-page memory of the counted samples. */
+        public long peakPageMemory() {
+            long m = Long.MIN_VALUE;
+            for (long v : counted(pageMemory)) {
+                m = Math.max(m, v);
+            }
+            return m;
+        }
+    }
+
+    /** Takes the samples of {@link MemoryOverTime} as the writers progress (on the thread that waits for them). */
+    private static final class MemorySampler {
+        private final StorageEngine engine;
+        private final java.util.concurrent.atomic.AtomicIntegerArray progress;
+        private final int seconds;
+        private final int[] second = new int[MEMORY_SAMPLES];
+        private final long[] rss = new long[MEMORY_SAMPLES];
+        private final long[] pageMemory = new long[MEMORY_SAMPLES];
+        private final long[] heapCommitted = new long[MEMORY_SAMPLES];
+        private int taken;
+
+        MemorySampler(StorageEngine engine, java.util.concurrent.atomic.AtomicIntegerArray progress, int seconds) {
+            this.engine = engine;
+            this.progress = progress;
+            this.seconds = seconds;
+        }
+
+        /** Takes the next sample if every writer has passed its second (the last one is {@link #end}'s). */
+        void poll() {
+            if (taken >= MEMORY_SAMPLES - 1) {
+                return;
+            }
+            int target = (int) ((long) seconds * (taken + 1) / MEMORY_SAMPLES);
+            int done = Integer.MAX_VALUE;
+            for (int w = 0; w < progress.length(); w++) {
+                done = Math.min(done, progress.get(w));
+            }
+            if (done >= target && done < seconds) {
+                record(done, rssBytes());
+            }
+        }
+
+        private void record(int at, long rssNow) {
+            second[taken] = at;
+            rss[taken] = rssNow;
+            pageMemory[taken] = engine.pageMemoryBytes();
+            heapCommitted[taken] = Runtime.getRuntime().totalMemory();
+            taken++;
+        }
+
+        MemoryOverTime end(long rssNow, int countedFrom) {
+            record(seconds, rssNow);
+            return new MemoryOverTime(java.util.Arrays.copyOf(second, taken), java.util.Arrays.copyOf(rss, taken),
+                    java.util.Arrays.copyOf(pageMemory, taken), java.util.Arrays.copyOf(heapCommitted, taken), countedFrom,
+                    rssHighWaterBytes());
+        }
     }
 
     /**
@@ -140,6 +279,7 @@ public final class EngineBench {
         double elapsed;
         long rss;
         MemorySplit split;
+        MemoryOverTime overTime;
         long heap;
         long pageMem;
         Map<Integer, Long> bytes = new LinkedHashMap<>();
@@ -191,8 +331,14 @@ public final class EngineBench {
                 readers = new Readers(e, o.dataset(), ids, ranges, progress, o.readers());
                 readers.start();
             }
+            MemorySampler sampler = new MemorySampler(e, progress, o.seconds());
             for (Thread t : threads) {
-                t.join();
+                while (t.isAlive()) {
+                    // a writer stores a second of 100 000 metrics in ~20 ms: a millisecond's wait
+                    // takes each sample within a few per cent of a second of its moment
+                    t.join(1);
+                    sampler.poll();
+                }
             }
             if (readers != null) {
                 readers.stop();
@@ -202,6 +348,7 @@ public final class EngineBench {
             }
             // memory of the collected state: hot pages full of points, dirty pages in flight
             rss = rssBytes();
+            overTime = sampler.end(rss, Math.min(o.seconds(), io.strata.engine.DiskFormat.pagePoints(0)));
             long[] after = MemorySplit.now(false);
             heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
             pageMem = e.pageMemoryBytes();
@@ -244,7 +391,7 @@ public final class EngineBench {
                 (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
                 idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
                 readers == null ? 0 : readers.pointsPerSecond(), readers == null ? 0 : readers.errors(),
-                readers == null ? 0 : readers.queries(), deleted, scan, split);
+                readers == null ? 0 : readers.queries(), deleted, scan, split, overTime);
     }
 
     /**
@@ -360,9 +507,18 @@ public final class EngineBench {
 
     /** Resident set size of this process, from /proc/self/status; 0 where there is none. */
     public static long rssBytes() {
+        return statusKilobytes("VmRSS:");
+    }
+
+    /** The highest resident set size this process had so far (VmHWM); 0 where unknown. */
+    public static long rssHighWaterBytes() {
+        return statusKilobytes("VmHWM:");
+    }
+
+    private static long statusKilobytes(String field) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
+                if (line.startsWith(field)) {
                     String[] f = line.trim().split("\\s+");
                     return Long.parseLong(f[1]) * 1024;
                 }

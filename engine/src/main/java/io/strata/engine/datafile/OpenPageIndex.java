@@ -10,6 +10,10 @@ import java.util.Arrays;
  * one whose v2 could not be written): parallel primitive arrays of pages, each metric's pages
  * chained in insertion (= time) order. One writer (the flusher or recovery), many readers under
  * the tier's read lock; appends publish through the volatile page count.
+ *
+ * <p>Pages are kept in chunks of {@value #PAGE_CHUNK} (21 bytes a page) added as the datafile
+ * grows, rather than in arrays that double: a 512 MiB datafile of tier 0 indexes about a million
+ * pages, and doubling arrays held up to twice that (and three times while copying) on the heap.
  */
 public final class OpenPageIndex implements PageIndex {
 
@@ -19,13 +23,23 @@ public final class OpenPageIndex implements PageIndex {
     private int[] extentPages = new int[256];
     private int extents;
 
-    private int[] pageExtent = new int[1024];
-    private short[] pageSlot = new short[1024];
-    private int[] pageStart = new int[1024];
-    private int[] pageUe = new int[1024];
-    private short[] pageEntries = new short[1024];
-    private byte[] pageType = new byte[1024];
-    private int[] pageNext = new int[1024];
+    static final int PAGE_CHUNK_BITS = 12;
+    static final int PAGE_CHUNK = 1 << PAGE_CHUNK_BITS;
+    private static final int PAGE_MASK = PAGE_CHUNK - 1;
+
+    /** Pages {@code [k × PAGE_CHUNK, (k + 1) × PAGE_CHUNK)} of the datafile. */
+    private static final class PageChunk {
+        final int[] extent = new int[PAGE_CHUNK];
+        final short[] slot = new short[PAGE_CHUNK];
+        final int[] start = new int[PAGE_CHUNK];
+        final int[] ue = new int[PAGE_CHUNK];
+        final short[] entries = new short[PAGE_CHUNK];
+        final byte[] type = new byte[PAGE_CHUNK];
+        /** The metric's next page, -1 for its last. */
+        final int[] next = new int[PAGE_CHUNK];
+    }
+
+    private PageChunk[] pageChunks = new PageChunk[8];
     private volatile int pages;
     private long points;
 
@@ -63,9 +77,8 @@ public final class OpenPageIndex implements PageIndex {
             if (!d.resolved()) {
                 continue;
             }
-            if (p == pageStart.length) {
-                growPages(p * 2);
-            }
+            PageChunk pc = chunkForAppend(p);
+            int q = p & PAGE_MASK;
             int metric = registry.register(d.uuidMsb, d.uuidLsb, -1);
             if (metric >= head.length) {
                 int n = Math.max(metric + 1, head.length * 2);
@@ -83,17 +96,18 @@ public final class OpenPageIndex implements PageIndex {
                 Arrays.fill(metricOfNumber, old, metricOfNumber.length, -1);
             }
             metricOfNumber[d.metric] = metric;
-            pageExtent[p] = e;
-            pageSlot[p] = (short) i;
-            pageStart[p] = (int) d.startTime;
-            pageUe[p] = d.updateEvery;
-            pageEntries[p] = (short) d.entries;
-            pageType[p] = (byte) d.type;
-            pageNext[p] = -1;
+            pc.extent[q] = e;
+            pc.slot[q] = (short) i;
+            pc.start[q] = (int) d.startTime;
+            pc.ue[q] = d.updateEvery;
+            pc.entries[q] = (short) d.entries;
+            pc.type[q] = (byte) d.type;
+            pc.next[q] = -1;
             if (tail[metric] < 0) {
                 head[metric] = p;
             } else {
-                pageNext[tail[metric]] = p;
+                int t = tail[metric];
+                chunk(t).next[t & PAGE_MASK] = p;
             }
             tail[metric] = p;
             points += d.entries;
@@ -102,14 +116,30 @@ public final class OpenPageIndex implements PageIndex {
         pages = p;
     }
 
-    private void growPages(int n) {
-        pageExtent = Arrays.copyOf(pageExtent, n);
-        pageSlot = Arrays.copyOf(pageSlot, n);
-        pageStart = Arrays.copyOf(pageStart, n);
-        pageUe = Arrays.copyOf(pageUe, n);
-        pageEntries = Arrays.copyOf(pageEntries, n);
-        pageType = Arrays.copyOf(pageType, n);
-        pageNext = Arrays.copyOf(pageNext, n);
+    private PageChunk chunkForAppend(int p) {
+        int k = p >>> PAGE_CHUNK_BITS;
+        if (k == pageChunks.length) {
+            pageChunks = Arrays.copyOf(pageChunks, k * 2);
+        }
+        if (pageChunks[k] == null) {
+            pageChunks[k] = new PageChunk();
+        }
+        return pageChunks[k];
+    }
+
+    private PageChunk chunk(int p) {
+        return pageChunks[p >>> PAGE_CHUNK_BITS];
+    }
+
+    /** Heap bytes of the page entries, allocated: whole chunks. */
+    public synchronized long pageBytes() {
+        long n = 0;
+        for (PageChunk c : pageChunks) {
+            if (c != null) {
+                n++;
+            }
+        }
+        return n * PAGE_CHUNK * 21L;
     }
 
     @Override
@@ -117,15 +147,17 @@ public final class OpenPageIndex implements PageIndex {
         if (metricId < 0 || metricId >= head.length) {
             return;
         }
-        for (int p = head[metricId]; p >= 0; p = pageNext[p]) {
-            long start = Integer.toUnsignedLong(pageStart[p]);
-            int entries = Short.toUnsignedInt(pageEntries[p]);
-            long end = start + (long) (entries - 1) * pageUe[p];
-            if (end < after || start > before) {
-                continue;
+        for (int p = head[metricId]; p >= 0; ) {
+            PageChunk c = chunk(p);
+            int q = p & PAGE_MASK;
+            long start = Integer.toUnsignedLong(c.start[q]);
+            int entries = Short.toUnsignedInt(c.entries[q]);
+            long end = start + (long) (entries - 1) * c.ue[q];
+            if (end >= after && start <= before) {
+                int e = c.extent[q];
+                v.page(extentOffset[e], extentLength[e], c.slot[q], start, c.ue[q], entries, c.type[q]);
             }
-            int e = pageExtent[p];
-            v.page(extentOffset[e], extentLength[e], pageSlot[p], start, pageUe[p], entries, pageType[p]);
+            p = c.next[q];
         }
     }
 
@@ -138,9 +170,11 @@ public final class OpenPageIndex implements PageIndex {
             long first = Long.MAX_VALUE;
             long last = 0;
             int n = 0;
-            for (int p = head[m]; p >= 0; p = pageNext[p]) {
-                long start = Integer.toUnsignedLong(pageStart[p]);
-                long end = start + (long) (Short.toUnsignedInt(pageEntries[p]) - 1) * pageUe[p];
+            for (int p = head[m]; p >= 0; p = chunk(p).next[p & PAGE_MASK]) {
+                PageChunk c = chunk(p);
+                int q = p & PAGE_MASK;
+                long start = Integer.toUnsignedLong(c.start[q]);
+                long end = start + (long) (Short.toUnsignedInt(c.entries[q]) - 1) * c.ue[q];
                 first = Math.min(first, start);
                 last = Math.max(last, end);
                 n++;
@@ -180,27 +214,27 @@ public final class OpenPageIndex implements PageIndex {
 
     /** For journal v2: page {@code p}'s fields. */
     public synchronized int pageExtent(int p) {
-        return pageExtent[p];
+        return chunk(p).extent[p & PAGE_MASK];
     }
 
     public synchronized int pageSlot(int p) {
-        return pageSlot[p];
+        return chunk(p).slot[p & PAGE_MASK];
     }
 
     public synchronized long pageStart(int p) {
-        return Integer.toUnsignedLong(pageStart[p]);
+        return Integer.toUnsignedLong(chunk(p).start[p & PAGE_MASK]);
     }
 
     public synchronized int pageUpdateEvery(int p) {
-        return pageUe[p];
+        return chunk(p).ue[p & PAGE_MASK];
     }
 
     public synchronized int pageEntries(int p) {
-        return Short.toUnsignedInt(pageEntries[p]);
+        return Short.toUnsignedInt(chunk(p).entries[p & PAGE_MASK]);
     }
 
     public synchronized int pageType(int p) {
-        return pageType[p];
+        return chunk(p).type[p & PAGE_MASK];
     }
 
     public synchronized int firstPage(int metric) {
@@ -208,7 +242,7 @@ public final class OpenPageIndex implements PageIndex {
     }
 
     public synchronized int nextPage(int p) {
-        return pageNext[p];
+        return chunk(p).next[p & PAGE_MASK];
     }
 
     public synchronized int metricSlots() {

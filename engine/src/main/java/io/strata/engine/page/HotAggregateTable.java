@@ -357,7 +357,9 @@ public final class HotAggregateTable {
             int chart = registry.chartId(metric);
             long h = ((chart >= 0 ? chart : metric) * 0x9E3779B97F4A7C15L + seed) ^ (tier * 0xC2B2AE3D27D4EB4FL);
             h ^= h >>> 31;
-            cap = Math.max(1, pagePoints / 2 + (int) Long.remainderUnsigned(h, pagePoints / 2 + 1));
+            // uniform over a whole page, as tier 0's (HotPageTable.open): a tier-1 page spans
+            // 128 minutes, and pages that all started together would all seal together
+            cap = 1 + (int) Long.remainderUnsigned(h, pagePoints);
         }
         long addr = memory.acquire(0);
         HotPageTable.checkAligned(addr);

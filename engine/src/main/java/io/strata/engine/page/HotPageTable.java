@@ -18,9 +18,10 @@ import java.util.function.Consumer;
  * field. One writer thread per metric; readers use {@link #snapshot} which validates what it
  * read.
  * Missed collections are written as {@link StorageNumber#SN_EMPTY_SLOT}.
- * The first page of a chart gets a capacity between half and all of a page, chosen from the
- * chart id, so that hot pages do not all fill (and flush) at once while a chart's dimensions,
- * collected together, still fill together and land in one extent.
+ * The first page of a chart gets a capacity between 1 point and a whole page, uniformly, chosen
+ * from the chart id, so that hot pages do not all fill (and flush) at once — the pages of all
+ * metrics are half full on average at any moment — while a chart's dimensions, collected
+ * together, still fill together and land in one extent.
  */
 public final class HotPageTable {
 
@@ -238,7 +239,9 @@ public final class HotPageTable {
             int chart = registry.chartId(metric);
             long h = (chart >= 0 ? chart : metric) * 0x9E3779B97F4A7C15L + seed;
             h ^= h >>> 31;
-            cap = pagePoints / 2 + (int) Long.remainderUnsigned(h, pagePoints / 2 + 1);
+            // Uniform over a whole page: the pages of all metrics are then at every moment half
+            // full on average (with half a page of spread the average swings between 1/4 and 3/4).
+            cap = 1 + (int) Long.remainderUnsigned(h, pagePoints);
         }
         long addr = memory.acquire(0);
         checkAligned(addr);

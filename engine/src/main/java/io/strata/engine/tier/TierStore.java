@@ -70,9 +70,14 @@ public final class TierStore implements Closeable {
     public static final class Datafile {
         public final DataFile file;
         volatile PageIndex index;
-        final OpenPageIndex open;
+        /**
+         * The in-memory page index while the datafile is written, or when it has no journal v2;
+         * null once the journal v2 replaced it (it held 21 bytes a page and 3 ints a metric:
+         * kept for every closed datafile, it made the heap grow with the data written).
+         */
+        OpenPageIndex open;
         /** The metric table of the datafile being written; null once it is closed or recovered. */
-        final io.strata.engine.extent.DatafileMetrics metrics;
+        io.strata.engine.extent.DatafileMetrics metrics;
         /** Bytes of the datafile and its journals in the tier's running count (writer only). */
         long accounted;
         /** Earliest page start and latest point of the pages it holds; NO_TIME when none. */
@@ -440,12 +445,15 @@ public final class TierStore implements Closeable {
             lock.writeLock().lock();
             try {
                 d.index = j2;
+                d.open = null;
+                d.metrics = null;
             } finally {
                 lock.writeLock().unlock();
             }
         } catch (IOException | CorruptionException e) {
             // Readers keep using the in-memory index; the next start rebuilds journal v2 from v1.
             log.warn("tier {}: journal v2 of datafile {} not written: {}", tier, d.file.fileno(), e.getMessage());
+            d.metrics = null;
             try {
                 io.delete(v2);
             } catch (IOException ignored) {

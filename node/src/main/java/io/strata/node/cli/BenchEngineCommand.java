@@ -181,6 +181,18 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("datafiles", r.datafiles());
             o.put("memory_per_metric_bytes", r.memoryPerMetricBytes());
             o.put("memory_per_metric_over_baseline_bytes", r.memoryPerMetricOverBaselineBytes());
+            // over the write phase, from the second every first page has sealed: the goal's figure
+            o.put("memory_per_metric_peak_over_baseline_bytes", r.memoryPerMetricPeakOverBaselineBytes());
+            o.put("memory_per_metric_median_over_baseline_bytes", r.memoryPerMetricMedianOverBaselineBytes());
+            EngineBench.MemoryOverTime mt = r.memoryOverTime();
+            o.put("memory_samples_from_second", mt.countedFrom());
+            o.put("page_memory_peak_bytes", mt.peakPageMemory());
+            o.put("rss_high_water_bytes", mt.rssHighWater());
+            var samples = o.putArray("memory_samples");
+            for (int i = 0; i < mt.samples(); i++) {
+                samples.addObject().put("second", mt.second()[i]).put("rss_bytes", mt.rss()[i])
+                        .put("page_memory_bytes", mt.pageMemory()[i]).put("heap_committed_bytes", mt.heapCommitted()[i]);
+            }
             o.put("rss_bytes", r.rssBytes());
             o.put("rss_baseline_bytes", r.rssBaselineBytes());
             o.put("heap_used_bytes", r.heapUsedBytes());
@@ -219,6 +231,10 @@ public final class BenchEngineCommand implements Callable<Integer> {
                     r.memoryPerMetricBytes(), r.rssBytes(), r.memoryPerMetricOverBaselineBytes());
             out.printf("  of which           heap %,d, page memory %,d, registry %d bytes/metric%n", r.heapUsedBytes(),
                     r.pageMemoryBytes(), r.registryBytesPerMetric());
+            out.printf("  over the run       peak %,.0f, median %,.0f bytes/metric over the baseline (%d samples, from second %d); "
+                            + "page memory peak %,d%n", r.memoryPerMetricPeakOverBaselineBytes(),
+                    r.memoryPerMetricMedianOverBaselineBytes(), r.memoryOverTime().samples(),
+                    r.memoryOverTime().countedFrom(), r.memoryOverTime().peakPageMemory());
             out.printf("a defined metric     %,.0f bytes of heap before it is collected (registry and metadata)%n",
                     r.idleMetricBytes());
             if (r.readers() > 0) {

@@ -26,6 +26,13 @@ class BenchEngineCommandTest {
         assertEquals(1 << 20, j.get("cold_scan_run_bytes").asInt());
         assertTrue(j.get("cold_scan_bytes").asLong() > 0);
         assertTrue(j.get("heap_committed_bytes").asLong() > 0);
+        JsonNode samples = j.get("memory_samples");
+        assertTrue(samples.size() >= 1 && samples.size() <= 20, "samples over the write phase: " + samples);
+        assertEquals(1200, samples.get(samples.size() - 1).get("second").asInt(), "the last sample is the end of the run");
+        assertEquals(1024, j.get("memory_samples_from_second").asInt(), "counted once every first page has sealed");
+        assertTrue(j.get("memory_per_metric_peak_over_baseline_bytes").asDouble()
+                >= j.get("memory_per_metric_median_over_baseline_bytes").asDouble());
+        assertTrue(j.get("rss_high_water_bytes").asLong() >= j.get("rss_bytes").asLong());
         long bytes = j.get("cold_scan_bytes").asLong();
 
         DiskCheckCommandTest.Run s = DiskCheckCommandTest.run("bench", "engine", "--tiers", "2", "--dir", db.toString(),
