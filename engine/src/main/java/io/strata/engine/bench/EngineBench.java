@@ -72,7 +72,8 @@ public final class EngineBench {
                          long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
                          int registryBytesPerMetric, long datafiles, double idleMetricBytes, int tiers, int readers,
                          long queryPoints, double queryPointsPerSecond, long readErrors, long queries,
-                         long datafilesDeleted, ColdScan coldScan, MemorySplit memory) {
+                         long datafilesDeleted, ColdScan coldScan, MemorySplit memory, double writerCpuNsPerPoint,
+                         double flusherCpuNsPerPoint) {
     }
 
     /**
@@ -137,6 +138,10 @@ public final class EngineBench {
         EngineConfig cfg = config(o);
         long points = (long) o.metrics() * o.seconds();
         long[] gaps = new long[o.writers()];
+        // CPU time of each writer thread over its loop: on a shared machine the wall-clock rate
+        // moves with the load, the CPU time per point much less
+        long[] writerCpuNanos = new long[o.writers()];
+        long flusherCpuNanos;
         double elapsed;
         long rss;
         MemorySplit split;
@@ -172,7 +177,9 @@ public final class EngineBench {
                 threads[w] = new Thread(() -> {
                     try {
                         start.await();
+                        long cpu0 = threadCpuNanos();
                         gaps[wi] = write(e, o.dataset(), ids, from, to, o.seconds(), progress, wi);
+                        writerCpuNanos[wi] = threadCpuNanos() - cpu0;
                     } catch (Throwable t) {
                         synchronized (failure) {
                             failure[0] = t;
@@ -187,6 +194,7 @@ public final class EngineBench {
                 throw new IllegalStateException(ex);
             }
             long t0 = System.nanoTime();
+            long flusherCpu0 = flusherCpuNanos();
             if (o.readers() > 0) {
                 readers = new Readers(e, o.dataset(), ids, ranges, progress, o.readers());
                 readers.start();
@@ -207,6 +215,7 @@ public final class EngineBench {
             pageMem = e.pageMemoryBytes();
             e.flush();
             elapsed = (System.nanoTime() - t0) / 1e9;
+            flusherCpuNanos = flusherCpuNanos() - flusherCpu0;
             // the live heap after a collection: taken after the clock stopped, and after the
             // final flush (which only empties the dirty-page queue)
             after[1] = settledHeap();
@@ -244,7 +253,36 @@ public final class EngineBench {
                 (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
                 idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
                 readers == null ? 0 : readers.pointsPerSecond(), readers == null ? 0 : readers.errors(),
-                readers == null ? 0 : readers.queries(), deleted, scan, split);
+                readers == null ? 0 : readers.queries(), deleted, scan, split, (double) sum(writerCpuNanos) / points,
+                (double) flusherCpuNanos / points);
+    }
+
+    private static long sum(long[] a) {
+        long s = 0;
+        for (long x : a) {
+            s += x;
+        }
+        return s;
+    }
+
+    /** CPU time of the calling thread, 0 where the JVM does not measure it. */
+    private static long threadCpuNanos() {
+        var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        return mx.isCurrentThreadCpuTimeSupported() ? mx.getCurrentThreadCpuTime() : 0;
+    }
+
+    /** CPU time of the engine's flushing thread ("strata-flusher"), 0 where it cannot be measured. */
+    private static long flusherCpuNanos() {
+        var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (!mx.isThreadCpuTimeSupported()) {
+            return 0;
+        }
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("strata-flusher")) {
+                return Math.max(0, mx.getThreadCpuTime(t.getId()));
+            }
+        }
+        return 0;
     }
 
     /**
