@@ -218,8 +218,8 @@ public final class StorageEngine implements Closeable {
         return false;
     }
 
-    /** How many metrics ahead a batch store touches the memory of the metric it will store. */
-    private static final int TOUCH_AHEAD = 12;
+    /** How many metrics a batch store touches together before it stores them. */
+    private static final int TOUCH_GROUP = Integer.getInteger("strata.touchGroup", 16);
     /** Where batch stores fold what they touched ahead, so that the JIT keeps the loads. */
     @SuppressWarnings("unused")
     private int touchedAhead;
@@ -245,20 +245,22 @@ public final class StorageEngine implements Closeable {
                     + " metrics");
         }
         int touched = 0;
-        int ahead = Math.min(TOUCH_AHEAD, count);
-        for (int i = 0; i < ahead; i++) {
-            touched += hot0.touch(metrics[metricsFrom + i]);
-        }
         int stored = 0;
-        for (int i = 0; i < count; i++) {
-            if (i + TOUCH_AHEAD < count) {
-                touched += hot0.touch(metrics[metricsFrom + i + TOUCH_AHEAD]);
+        for (int g = 0; g < count; g += TOUCH_GROUP) {
+            int end = Math.min(count, g + TOUCH_GROUP);
+            // A tight loop of independent loads: the group's cache misses are all in flight at
+            // once (a load must complete before it retires, so loads spread between the stores
+            // would each stall on their own), and the stores after it hit.
+            for (int i = g; i < end; i++) {
+                touched += hot0.touch(metrics[metricsFrom + i]);
             }
-            int sn = StorageNumber.pack(values[valuesFrom + i], flags);
-            if (hot0.store(metrics[metricsFrom + i], time, updateEvery, sn) == HotPageTable.STORED) {
-                stored++;
-            } else {
-                pointsRejected.increment();
+            for (int i = g; i < end; i++) {
+                int sn = StorageNumber.pack(values[valuesFrom + i], flags);
+                if (hot0.store(metrics[metricsFrom + i], time, updateEvery, sn) == HotPageTable.STORED) {
+                    stored++;
+                } else {
+                    pointsRejected.increment();
+                }
             }
         }
         touchedAhead = touched;
