@@ -133,8 +133,35 @@ final class Flusher implements Runnable {
      */
     private final java.util.concurrent.atomic.AtomicLong queuedRawBytes = new java.util.concurrent.atomic.AtomicLong();
 
+    /**
+     * Raw pages waiting beyond this many bytes are encoded by the collector that seals them: the
+     * flusher is one thread, and when it does not get the CPU to encode everything (a machine
+     * busy with other work, or a write that hangs) the collectors take encoding back rather than
+     * let raw pages (8 times their encoding) pile up or the flusher bound the write rate. About a
+     * tenth of a second of pages at 10 M points/s: scheduling jitter stays below it.
+     */
+    static final long RAW_BACKLOG_BYTES = 4L << 20;
+
+    /** Scratch of collectors that encode their own pages (see {@link #RAW_BACKLOG_BYTES}). */
+    private static final ThreadLocal<int[]> COLLECTOR_POINTS = ThreadLocal.withInitial(
+            () -> new int[DiskFormat.pagePoints(0)]);
+    private static final ThreadLocal<byte[]> COLLECTOR_BYTES = ThreadLocal.withInitial(
+            () -> new byte[io.strata.engine.page.PageCodecTier0.maxEncodedLength(DiskFormat.pagePoints(0))]);
+
+    /** Raw pages the collectors encoded themselves because the flusher was behind. */
+    private final java.util.concurrent.atomic.LongAdder encodedByCollectors = new java.util.concurrent.atomic.LongAdder();
+
+    long pagesEncodedByCollectors() {
+        return encodedByCollectors.sum();
+    }
+
     /** Called by collectors when a page is sealed; never blocks. */
     void accept(DirtyPage p) {
+        if (p.isRaw() && queuedRawBytes.get() > RAW_BACKLOG_BYTES) {
+            // before the page is published: readers and the flusher only ever see it encoded
+            p.encodeRaw(memory[p.tier], COLLECTOR_POINTS.get(), COLLECTOR_BYTES.get());
+            encodedByCollectors.increment();
+        }
         long c = cost(p);
         if (p.isRaw()) {
             queuedRawBytes.addAndGet(c);

@@ -456,6 +456,14 @@ public final class StorageEngine implements Closeable {
     }
 
     /**
+     * Tier-0 pages the collectors encoded themselves since open, because the flusher had more
+     * than {@code Flusher.RAW_BACKLOG_BYTES} of raw pages waiting (normally it encodes them all).
+     */
+    public long pagesEncodedByCollectors() {
+        return flusher.pagesEncodedByCollectors();
+    }
+
+    /**
      * Flushes everything and closes the files (SIGTERM's path). Pages that could not be written
      * are reported in the log with their count.
      */

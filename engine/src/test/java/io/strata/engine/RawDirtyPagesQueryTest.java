@@ -106,6 +106,37 @@ class RawDirtyPagesQueryTest {
         }
     }
 
+    @Test
+    void collectorsEncodeTheirPagesOnceTheFlusherIsFarBehind(@TempDir Path dir) throws Exception {
+        GatedIo io = new GatedIo();
+        EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1).withFlushMaxAgeMillis(1).withIo(io);
+        StorageEngine e = StorageEngine.open(cfg);
+        try {
+            int[] ids = define(e, 30, 10);
+            long seconds = 7_000;
+            io.close();
+            store(e, ids, T0, T0 + 1_100);
+            assertTrue(io.held.await(30, TimeUnit.SECONDS), "the flusher reached a write");
+            assertEquals(0, e.pagesEncodedByCollectors(), "a few raw pages wait for the flusher");
+            // about 6 pages of 4 KiB per metric: past the raw backlog, the collector encodes
+            store(e, ids, T0 + 1_100, T0 + seconds);
+            long raw = Flusher.RAW_BACKLOG_BYTES / (4 * 1024);
+            assertTrue(e.pendingPages() > raw, "pages waiting: " + e.pendingPages());
+            assertTrue(e.pagesEncodedByCollectors() > 0 && e.pagesEncodedByCollectors() < e.pendingPages(),
+                    "encoded by the collector: " + e.pagesEncodedByCollectors() + " of " + e.pendingPages());
+            assertTrue(e.dirtyBytes() < Flusher.RAW_BACKLOG_BYTES + e.pendingPages() * 1_500L,
+                    "raw pages bounded: " + e.dirtyBytes() + " bytes for " + e.pendingPages() + " pages");
+            checkAll(e, ids, seconds);
+            io.open();
+            e.flush();
+            assertEquals(0, e.pendingPages());
+            checkAll(e, ids, seconds);
+        } finally {
+            io.open();
+            e.close();
+        }
+    }
+
     private static void store(StorageEngine e, int[] ids, long from, long to) {
         double[] row = new double[ids.length];
         for (long t = from; t < to; t++) {

@@ -73,7 +73,7 @@ public final class EngineBench {
                          int registryBytesPerMetric, long datafiles, double idleMetricBytes, int tiers, int readers,
                          long queryPoints, double queryPointsPerSecond, long readErrors, long queries,
                          long datafilesDeleted, ColdScan coldScan, MemorySplit memory, double writerCpuNsPerPoint,
-                         double flusherCpuNsPerPoint) {
+                         double flusherCpuNsPerPoint, long pagesFlushed, long pagesEncodedByCollectors) {
     }
 
     /**
@@ -153,6 +153,8 @@ public final class EngineBench {
         double idleBytes;
         Readers readers = null;
         long deleted = 0;
+        long pagesFlushed;
+        long pagesEncodedByCollectors;
         StorageEngine e = StorageEngine.open(cfg);
         try {
             long heapBefore = settledHeap();
@@ -216,6 +218,8 @@ public final class EngineBench {
             e.flush();
             elapsed = (System.nanoTime() - t0) / 1e9;
             flusherCpuNanos = flusherCpuNanos() - flusherCpu0;
+            pagesFlushed = e.pagesFlushed();
+            pagesEncodedByCollectors = e.pagesEncodedByCollectors();
             // the live heap after a collection: taken after the clock stopped, and after the
             // final flush (which only empties the dirty-page queue)
             after[1] = settledHeap();
@@ -254,7 +258,7 @@ public final class EngineBench {
                 idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
                 readers == null ? 0 : readers.pointsPerSecond(), readers == null ? 0 : readers.errors(),
                 readers == null ? 0 : readers.queries(), deleted, scan, split, (double) sum(writerCpuNanos) / points,
-                (double) flusherCpuNanos / points);
+                (double) flusherCpuNanos / points, pagesFlushed, pagesEncodedByCollectors);
     }
 
     private static long sum(long[] a) {

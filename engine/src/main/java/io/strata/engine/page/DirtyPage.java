@@ -88,7 +88,8 @@ public final class DirtyPage {
     /**
      * Encodes a raw tier-0 page with the caller's scratch ({@code points}: room for the page,
      * {@code buf}: {@link PageCodecTier0#maxEncodedLength}), publishes the encoding, then retires
-     * the block into {@code memory}. Only the flusher calls it; a page already encoded is left as is.
+     * the block into {@code memory}. Called by the flusher, or by the collector that sealed the
+     * page before it hands it over; a page already encoded is left as is.
      */
     public void encodeRaw(PageMemory memory, int[] points, byte[] buf) {
         if (encoded != null || released) {
