@@ -219,7 +219,7 @@ public final class StorageEngine implements Closeable {
     }
 
     /** How many metrics a batch store touches together before it stores them. */
-    private static final int TOUCH_GROUP = Integer.getInteger("strata.touchGroup", 16);
+    private static final int TOUCH_GROUP = 16;
     /** Where batch stores fold what they touched ahead, so that the JIT keeps the loads. */
     @SuppressWarnings("unused")
     private int touchedAhead;
