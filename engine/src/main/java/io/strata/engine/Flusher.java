@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The flushing thread: takes sealed (dirty) pages from collectors without ever blocking them,
- * groups them by tier and chart into extents of up to 64 pages, and writes those through the
- * tiers. Blocking disk I/O happens here and nowhere on a collecting or network thread.
+ * encodes the tier-0 pages that collectors hand over raw (so that page encoding runs on this
+ * thread, not on the collectors'), groups pages by tier and chart into extents of up to 64
+ * pages, and writes those through the tiers. Blocking disk I/O happens here and nowhere on a collecting or network thread.
  *
  * <p>Pages stay visible to readers (through {@link #dirtyPages}) until their extent is indexed.
  * The flusher also recycles the page memory that sealing threads retired, under the engine's
@@ -100,14 +101,72 @@ final class Flusher implements Runnable {
         this.nanoClock = nanoClock;
     }
 
-    /** Heap bytes a dirty page holds: its encoding and the object around it. */
+    /** Bytes a dirty page holds: its encoding (or raw points, until encoded) and the object around it. */
     static long cost(DirtyPage p) {
-        return p.encoded.length + 112L;
+        return p.bytesHeld() + 112L;
+    }
+
+    /** The flusher's scratch for encoding raw tier-0 pages. */
+    private final int[] encodePoints = new int[DiskFormat.pagePoints(0)];
+    private final byte[] encodeBytes = new byte[io.strata.engine.page.PageCodecTier0.maxEncodedLength(
+            DiskFormat.pagePoints(0))];
+
+    /**
+     * Takes a page from the queue into the batch, encoding a raw tier-0 page first: the
+     * collectors hand pages over raw so that encoding runs here, not on their threads.
+     */
+    private void take(DirtyPage p) {
+        if (p.isRaw()) {
+            long was = cost(p);
+            p.encodeRaw(memory[p.tier], encodePoints, encodeBytes);
+            dirtyBytes.addAndGet(cost(p) - was);
+            queuedRawBytes.addAndGet(-was);
+        }
+        batch.add(p);
+    }
+
+    /**
+     * Bytes of the raw pages still in the queue: counted in the dirty bytes (they hold their
+     * blocks), but not against the bound, which is about the pages the flusher holds: a raw page
+     * shrinks to its encoding (about 1/8) on this thread's next turn, and the pages it would
+     * displace are already encoded.
+     */
+    private final java.util.concurrent.atomic.AtomicLong queuedRawBytes = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Raw pages waiting beyond this many bytes are encoded by the collector that seals them: the
+     * flusher is one thread, and when it does not get the CPU to encode everything (a machine
+     * busy with other work, or a write that hangs) the collectors take encoding back rather than
+     * let raw pages (8 times their encoding) pile up or the flusher bound the write rate. About a
+     * tenth of a second of pages at 10 M points/s: scheduling jitter stays below it.
+     */
+    static final long RAW_BACKLOG_BYTES = 4L << 20;
+
+    /** Scratch of collectors that encode their own pages (see {@link #RAW_BACKLOG_BYTES}). */
+    private static final ThreadLocal<int[]> COLLECTOR_POINTS = ThreadLocal.withInitial(
+            () -> new int[DiskFormat.pagePoints(0)]);
+    private static final ThreadLocal<byte[]> COLLECTOR_BYTES = ThreadLocal.withInitial(
+            () -> new byte[io.strata.engine.page.PageCodecTier0.maxEncodedLength(DiskFormat.pagePoints(0))]);
+
+    /** Raw pages the collectors encoded themselves because the flusher was behind. */
+    private final java.util.concurrent.atomic.LongAdder encodedByCollectors = new java.util.concurrent.atomic.LongAdder();
+
+    long pagesEncodedByCollectors() {
+        return encodedByCollectors.sum();
     }
 
     /** Called by collectors when a page is sealed; never blocks. */
     void accept(DirtyPage p) {
-        dirtyBytes.addAndGet(cost(p));
+        if (p.isRaw() && queuedRawBytes.get() > RAW_BACKLOG_BYTES) {
+            // before the page is published: readers and the flusher only ever see it encoded
+            p.encodeRaw(memory[p.tier], COLLECTOR_POINTS.get(), COLLECTOR_BYTES.get());
+            encodedByCollectors.increment();
+        }
+        long c = cost(p);
+        if (p.isRaw()) {
+            queuedRawBytes.addAndGet(c);
+        }
+        dirtyBytes.addAndGet(c);
         dirtyByMetric[p.tier].compute(p.metricId, (k, old) -> {
             if (old == null) {
                 return new DirtyPage[]{p};
@@ -211,20 +270,25 @@ final class Flusher implements Runnable {
             try {
                 DirtyPage p = force ? sealed.poll() : sealed.poll(50, TimeUnit.MILLISECONDS);
                 if (p != null && p != WAKE) {
-                    batch.add(p);
+                    take(p);
                 }
                 drainQueue();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-            shedOverLimit();
-            pressureListener.run();
+            // Pages past the bound are shed only after this turn's writes: a burst of pages sealed
+            // between two turns (collectors hand pages over raw and fast) that the disk takes at
+            // once is not a disk that does not keep up.
             if (!force && batch.size() < 64 && !aged()) {
+                shedOverLimit();
+                pressureListener.run();
                 continue;
             }
             try {
                 writeBatch(force || aged());
+                shedOverLimit();
+                pressureListener.run();
                 if (failing) {
                     reportRecovery();
                 }
@@ -240,6 +304,8 @@ final class Flusher implements Runnable {
             } catch (IOException e) {
                 lastError = e;
                 reportFailure(e);
+                shedOverLimit();
+                pressureListener.run();
                 if (force) {
                     synchronized (flushMonitor) {
                         flushError = e;
@@ -311,7 +377,7 @@ final class Flusher implements Runnable {
         DirtyPage p;
         while ((p = sealed.poll()) != null) {
             if (p != WAKE) {
-                batch.add(p);
+                take(p);
             }
         }
     }
@@ -381,12 +447,12 @@ final class Flusher implements Runnable {
      */
     private void shedOverLimit() {
         long limit = dirtyLimit;
-        if (dirtyBytes.get() <= limit || batch.isEmpty()) {
+        if (dirtyBytes.get() - queuedRawBytes.get() <= limit || batch.isEmpty()) {
             return;
         }
         batch.sort(Comparator.comparingLong(p -> p.sealedNanos));
         int drop = 0;
-        long bytes = dirtyBytes.get();
+        long bytes = dirtyBytes.get() - queuedRawBytes.get();
         long points = 0;
         while (drop < batch.size() && bytes > limit) {
             DirtyPage p = batch.get(drop);
@@ -443,13 +509,20 @@ final class Flusher implements Runnable {
 
     /** Drops the pages that could not be written (close after a failure); returns how many. */
     int discardUnwritten() {
-        drainQueue();
+        DirtyPage p;
+        while ((p = sealed.poll()) != null) {
+            if (p != WAKE) {
+                p.releaseRaw(memory[p.tier]);
+                batch.add(p);
+            }
+        }
         int n = batch.size();
         batch.clear();
         for (var m : dirtyByMetric) {
             m.clear();
         }
         dirtyBytes.set(0);
+        queuedRawBytes.set(0);
         return n;
     }
 }

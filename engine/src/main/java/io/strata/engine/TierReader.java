@@ -5,8 +5,6 @@ import io.strata.engine.extent.ExtentReader;
 import io.strata.engine.page.DirtyPage;
 import io.strata.engine.page.HotAggregateTable;
 import io.strata.engine.page.HotPageTable;
-import io.strata.engine.page.PageCodecTier0;
-import io.strata.engine.page.PageCodecTier1;
 import io.strata.engine.page.StorageNumber;
 import io.strata.engine.tier.TierStore;
 
@@ -149,11 +147,9 @@ final class TierReader {
                         continue;
                     }
                     src = sc.dirty;
-                    if (tier == 0) {
-                        PageCodecTier0.decode(d.encoded, 0, d.encoded.length, src, n);
-                    } else {
-                        PageCodecTier1.decode(d.encoded, 0, d.encoded.length, src, n);
-                    }
+                    // raw (not yet encoded by the flusher) or encoded: the memory read lock held
+                    // here keeps a raw page's block from being recycled under the copy
+                    d.points(src);
                 } else {
                     start = sc.hs.startTime;
                     step = sc.hs.updateEvery;

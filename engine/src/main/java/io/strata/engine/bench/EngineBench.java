@@ -72,7 +72,9 @@ public final class EngineBench {
                          long pageMemoryBytes, double memoryPerMetricBytes, double memoryPerMetricOverBaselineBytes,
                          int registryBytesPerMetric, long datafiles, double idleMetricBytes, int tiers, int readers,
                          long queryPoints, double queryPointsPerSecond, long readErrors, long queries,
-                         long datafilesDeleted, ColdScan coldScan, MemorySplit memory, MemoryOverTime memoryOverTime) {
+                         long datafilesDeleted, ColdScan coldScan, MemorySplit memory, MemoryOverTime memoryOverTime,
+                         double writerCpuNsPerPoint, double flusherCpuNsPerPoint, long pagesFlushed,
+                         long pagesEncodedByCollectors) {
 
         /**
          * The largest of the RSS samples over the RSS before the engine opened, per metric, once
@@ -276,6 +278,10 @@ public final class EngineBench {
         EngineConfig cfg = config(o);
         long points = (long) o.metrics() * o.seconds();
         long[] gaps = new long[o.writers()];
+        // CPU time of each writer thread over its loop: on a shared machine the wall-clock rate
+        // moves with the load, the CPU time per point much less
+        long[] writerCpuNanos = new long[o.writers()];
+        long flusherCpuNanos;
         double elapsed;
         long rss;
         MemorySplit split;
@@ -288,6 +294,8 @@ public final class EngineBench {
         double idleBytes;
         Readers readers = null;
         long deleted = 0;
+        long pagesFlushed;
+        long pagesEncodedByCollectors;
         StorageEngine e = StorageEngine.open(cfg);
         try {
             long heapBefore = settledHeap();
@@ -312,7 +320,9 @@ public final class EngineBench {
                 threads[w] = new Thread(() -> {
                     try {
                         start.await();
+                        long cpu0 = threadCpuNanos();
                         gaps[wi] = write(e, o.dataset(), ids, from, to, o.seconds(), progress, wi);
+                        writerCpuNanos[wi] = threadCpuNanos() - cpu0;
                     } catch (Throwable t) {
                         synchronized (failure) {
                             failure[0] = t;
@@ -327,6 +337,7 @@ public final class EngineBench {
                 throw new IllegalStateException(ex);
             }
             long t0 = System.nanoTime();
+            long flusherCpu0 = flusherCpuNanos();
             if (o.readers() > 0) {
                 readers = new Readers(e, o.dataset(), ids, ranges, progress, o.readers());
                 readers.start();
@@ -354,6 +365,9 @@ public final class EngineBench {
             pageMem = e.pageMemoryBytes();
             e.flush();
             elapsed = (System.nanoTime() - t0) / 1e9;
+            flusherCpuNanos = flusherCpuNanos() - flusherCpu0;
+            pagesFlushed = e.pagesFlushed();
+            pagesEncodedByCollectors = e.pagesEncodedByCollectors();
             // the live heap after a collection: taken after the clock stopped, and after the
             // final flush (which only empties the dirty-page queue)
             after[1] = settledHeap();
@@ -391,7 +405,36 @@ public final class EngineBench {
                 (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
                 idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
                 readers == null ? 0 : readers.pointsPerSecond(), readers == null ? 0 : readers.errors(),
-                readers == null ? 0 : readers.queries(), deleted, scan, split, overTime);
+                readers == null ? 0 : readers.queries(), deleted, scan, split, overTime, (double) sum(writerCpuNanos) / points,
+                (double) flusherCpuNanos / points, pagesFlushed, pagesEncodedByCollectors);
+    }
+
+    private static long sum(long[] a) {
+        long s = 0;
+        for (long x : a) {
+            s += x;
+        }
+        return s;
+    }
+
+    /** CPU time of the calling thread, 0 where the JVM does not measure it. */
+    private static long threadCpuNanos() {
+        var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        return mx.isCurrentThreadCpuTimeSupported() ? mx.getCurrentThreadCpuTime() : 0;
+    }
+
+    /** CPU time of the engine's flushing thread ("strata-flusher"), 0 where it cannot be measured. */
+    private static long flusherCpuNanos() {
+        var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        if (!mx.isThreadCpuTimeSupported()) {
+            return 0;
+        }
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("strata-flusher")) {
+                return Math.max(0, mx.getThreadCpuTime(t.getId()));
+            }
+        }
+        return 0;
     }
 
     /**
@@ -482,13 +525,13 @@ public final class EngineBench {
         for (int s = 0; s < seconds; s++) {
             ds.fill(s, from, to, row);
             long t = T0 + s;
-            for (int m = from; m < to; m++) {
-                double v = row[m - from];
+            for (double v : row) {
                 if (v != v) {
                     gaps++;
                 }
-                e.store(ids[m], t, 1, v, StorageNumber.SN_DEFAULT_FLAGS);
             }
+            // a collector's round: all of the writer's metrics at one time, in one batch
+            e.storeBatch(ids, from, row, 0, to - from, t, 1, StorageNumber.SN_DEFAULT_FLAGS);
             progress.lazySet(writer, s + 1);
         }
         return gaps;

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * The hot (being filled) tier-0 page of every metric: fixed-step pages of 4-byte storage numbers,
  * one per metric and {@code update_every}, off-heap. A missed collection writes gap points (the
  * empty storage number); a change of {@code update_every}, a gap longer than the page, or a full
- * page seal the page and hand it to the sink as a {@link DirtyPage}.
+ * page seal the page and hand it to the sink as a raw {@link DirtyPage}, its block with it.
  *
  * <p>State is in chunks indexed by metric id; the state of one metric is 4 longs side by side
  * (one cache line holds two metrics), because every store reads and writes all of it and a
@@ -101,11 +101,6 @@ public final class HotPageTable {
     public static final int STORED = 0;
     /** The time is at or before the last stored slot of the metric: ignored. */
     public static final int REJECTED_PAST = 1;
-
-    /** Per sealing thread: the page's points and its encoding, reused. */
-    private static final ThreadLocal<int[]> SEAL_POINTS = ThreadLocal.withInitial(() -> new int[DiskFormat.pagePoints(0)]);
-    private static final ThreadLocal<byte[]> SEAL_BYTES =
-            ThreadLocal.withInitial(() -> new byte[PageCodecTier0.maxEncodedLength(DiskFormat.pagePoints(0))]);
 
     public HotPageTable(MetricRegistry registry, Consumer<DirtyPage> sink, PageMemory memory, long seed,
                         java.util.function.LongSupplier nanoClock) {
@@ -207,6 +202,34 @@ public final class HotPageTable {
     }
 
     /**
+     * Loads the memory the next {@link #store} of {@code metric} will write (its state and the
+     * page slot after its last point), and returns a value read there for the caller to fold
+     * into something it keeps, so that the loads are not optimised away. Java has no prefetch
+     * instruction: a batch of stores touches the metric a few places ahead with this, so that
+     * several cache misses are in flight instead of one per store. Only the metric's writer
+     * calls it; it changes nothing.
+     */
+    public int touch(int metric) {
+        Chunk[] cs = chunks;
+        int c = metric >>> CHUNK_BITS;
+        if (c >= cs.length || cs[c] == null) {
+            return 0;
+        }
+        long[] st = cs[c].st;
+        int b = (metric & MASK) << 2;
+        long word = st[b];
+        if (word == 0) {
+            return 0;
+        }
+        int n = entries(st[b + 1]);
+        if (4 * (n + 1) > memory.classBytes((int) (word & CLASS_MASK))) {
+            // the next store moves the page to a larger block: nothing to load in this one
+            return (int) word;
+        }
+        return PageMemory.readInt((word & ~CLASS_MASK) + 4L * n);
+    }
+
+    /**
      * Moves the hot page to a larger block when {@code slot} is past its block: copies the
      * {@code n} points written, publishes the new block in one store, then retires the old one
      * (readers holding it still read valid memory until the flusher recycles it).
@@ -265,20 +288,16 @@ public final class HotPageTable {
             // the next page's first point goes at once: a change of update_every closes windows
             st[b + 3] = 0;
         }
-        int[] pts = SEAL_POINTS.get();
-        byte[] buf = SEAL_BYTES.get();
-        PageMemory.copyToArray(addr, pts, n);
-        int len = PageCodecTier0.encode(pts, n, buf, 0);
-        byte[] encoded = java.util.Arrays.copyOf(buf, len);
-        // The page is dirty (visible to readers there) before it stops being hot, and the block
-        // is retired only then: a reader finds the points in one place or the other, never in
-        // neither, and one that still copies the old block re-checks the address and retries.
-        sink.accept(new DirtyPage(metric, registry.chartId(metric), 0, registry.uuidMsb(metric),
-                registry.uuidLsb(metric), start(w), (int) st[b + 2], n, DiskFormat.PAGE_TYPE_TIER0, encoded,
+        // The block goes with the page, raw: the flusher encodes it on its own thread (the
+        // collecting thread only hands it over) and retires the block after that. The page is
+        // dirty (visible to readers there) before it stops being hot: a reader finds the points
+        // in one place or the other, never in neither, and one that still copies the hot block
+        // re-checks the address and retries.
+        sink.accept(DirtyPage.rawTier0(metric, registry.chartId(metric), registry.uuidMsb(metric),
+                registry.uuidLsb(metric), start(w), (int) st[b + 2], n, DiskFormat.PAGE_TYPE_TIER0, word,
                 nanoClock.getAsLong()));
         ADDR.setRelease(st, b, 0L);
         st[b + 2] |= 1L << 32;
-        memory.retire(addr, (int) (word & CLASS_MASK));
     }
 
     /** Seals the hot page of {@code metric}, if it has one with points (shutdown, tests). */

@@ -36,16 +36,24 @@ class RecoveryTest {
     }
 
     /** Writes SECONDS seconds of 10 charts x 6 dimensions and closes cleanly; returns the metric ids. */
-    static int[] populate(Path dir) throws IOException {
+    static int[] populate(Path dir) throws IOException, InterruptedException {
         return populate(dir, cfg(dir));
     }
 
-    static int[] populate(Path dir, EngineConfig cfg) throws IOException {
+    static int[] populate(Path dir, EngineConfig cfg) throws IOException, InterruptedException {
         try (StorageEngine e = StorageEngine.open(cfg)) {
             int[] ids = define(e, 10, 6);
             for (long t = T0; t < T0 + SECONDS; t++) {
                 for (int m : ids) {
                     e.store(m, t, 1, EngineTestSupport.value(m, t), StorageNumber.SN_DEFAULT_FLAGS);
+                }
+                if ((t - T0) % 400 == 399) {
+                    // as collection in real time would: the flusher writes what was sealed (its
+                    // age limit passes) before the next stretch, so that the files hold several
+                    // extents and datafiles whatever the speed of this loop
+                    for (int i = 0; i < 1000 && e.pendingPages() > 0; i++) {
+                        Thread.sleep(2);
+                    }
                 }
             }
             return ids;

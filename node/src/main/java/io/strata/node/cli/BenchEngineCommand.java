@@ -172,6 +172,10 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("gap_points", r.gapPoints());
             o.put("elapsed_seconds", r.elapsedSeconds());
             o.put("points_per_second", r.pointsPerSecond());
+            o.put("writer_cpu_ns_per_point", r.writerCpuNsPerPoint());
+            o.put("flusher_cpu_ns_per_point", r.flusherCpuNsPerPoint());
+            o.put("pages_flushed", r.pagesFlushed());
+            o.put("pages_encoded_by_collectors", r.pagesEncodedByCollectors());
             ObjectNode bps = o.putObject("bytes_per_sample");
             ObjectNode bod = o.putObject("bytes_on_disk");
             for (Map.Entry<Integer, Double> e : r.bytesPerSample().entrySet()) {
