@@ -50,6 +50,7 @@ public final class StorageEngine implements Closeable {
     private final LongAdder queries = new LongAdder();
     private final Thread flusherThread;
     private final ReentrantReadWriteLock memoryLock = new ReentrantReadWriteLock();
+    private final LongAdder collectorRecycles = new LongAdder();
     private final LongAdder pointsSealed = new LongAdder();
     private final LongAdder pointsRejected = new LongAdder();
     private final LongAdder readErrors = new LongAdder();
@@ -212,6 +213,9 @@ public final class StorageEngine implements Closeable {
         // sample. Points are counted per sealed page instead.
         // The tiers above get the point from the hot page, late and in bursts (aggregateLate).
         if (hot0.store(metric, time, updateEvery, sn) == HotPageTable.STORED) {
+            if (pageMemory[0].retiredBlocksRacy() > RECYCLE_RETIRED_ABOVE) {
+                tryRecycle();
+            }
             return true;
         }
         pointsRejected.increment();
@@ -264,7 +268,45 @@ public final class StorageEngine implements Closeable {
             }
         }
         touchedAhead = touched;
+        recycleIfMany();
         return stored;
+    }
+
+    /**
+     * Retired hot-page blocks past which a collector recycles them itself, when no reader holds
+     * page memory at that instant (the flusher recycles once per turn, about a second: a
+     * collector storing faster than real time — a replay, a backfill, the benchmark — retires
+     * hundreds of megabytes of blocks between two turns, which the process then keeps).
+     */
+    static final int RECYCLE_RETIRED_ABOVE = 4096;
+
+    private void recycleIfMany() {
+        for (PageMemory m : pageMemory) {
+            if (m.retiredBlocksRacy() > RECYCLE_RETIRED_ABOVE) {
+                tryRecycle();
+                return;
+            }
+        }
+    }
+
+    /** Recycles retired blocks if no reader copies page memory now; never waits. */
+    private void tryRecycle() {
+        var lock = memoryLock.writeLock();
+        if (lock.tryLock()) {
+            try {
+                for (PageMemory m : pageMemory) {
+                    m.recycleRetired(256);
+                }
+                collectorRecycles.increment();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** How many times a collector recycled retired page memory itself (see {@link #RECYCLE_RETIRED_ABOVE}). */
+    public long collectorRecycles() {
+        return collectorRecycles.sum();
     }
 
     /** Hands tier-0 points to the tiers above, late and in bursts (see {@link HotAggregateTable#addSlots}). */

@@ -311,6 +311,14 @@ public final class PageMemory {
     }
 
     /**
+     * {@link #retiredBlocks} without taking the lock, possibly stale: for a collector deciding
+     * whether recycling is worth trying, on every store.
+     */
+    public int retiredBlocksRacy() {
+        return retiredCount;
+    }
+
+    /**
      * Returns retired blocks to their slabs. Call only while no reader copies page memory. A
      * slab left with no block out is released when its class still has at least {@code keep}
      * free blocks in its other slabs, so that a class that shrank gives its memory back while
