@@ -61,7 +61,17 @@ class NetdataChildFailsOverBetweenStrataParentsIT {
             int compared = 0;
             int charts = 0;
             for (String chart : ClusterApi.charts(childUrl, null, 1)) {
-                double[][] truth = ClusterApi.perSecond(childUrl, null, chart, t0, t1);
+                double[][] truth;
+                try {
+                    truth = ClusterApi.perSecond(childUrl, null, chart, t0, t1);
+                } catch (java.io.IOException e) {
+                    if (e.getMessage() != null && e.getMessage().contains("answered 404")) {
+                        // the real child lists the chart but has no dimension to answer for the
+                        // window ("No metrics where matched to query"): nothing to compare with
+                        continue;
+                    }
+                    throw e;
+                }
                 if (truth.length == 0 || Double.isNaN(truth[0][truth[0].length - 1])) {
                     // a chart born inside the window (the child's query statistics start with our
                     // first query): its very first point is not part of this promise
