@@ -361,9 +361,26 @@ final class Flusher implements Runnable {
         failuresSinceLog = 0;
     }
 
-    /** Returns the blocks of sealed hot pages to the pool, while no reader copies page memory. */
+    /** Returns the blocks of sealed hot pages to the pool, waiting until no reader copies page memory. */
     private void recycle() {
         memoryLock.writeLock().lock();
+        recycleHeld();
+    }
+
+    /**
+     * {@link #recycle} if no reader copies page memory at this instant; never waits (for a
+     * collector, see {@code StorageEngine.RECYCLE_RETIRED_ABOVE}). Returns whether it recycled.
+     */
+    boolean tryRecycle() {
+        if (!memoryLock.writeLock().tryLock()) {
+            return false;
+        }
+        recycleHeld();
+        return true;
+    }
+
+    /** Recycles with the memory write lock held, and releases it. */
+    private void recycleHeld() {
         try {
             for (PageMemory m : memory) {
                 m.recycleRetired(256);

@@ -213,9 +213,7 @@ public final class StorageEngine implements Closeable {
         // sample. Points are counted per sealed page instead.
         // The tiers above get the point from the hot page, late and in bursts (aggregateLate).
         if (hot0.store(metric, time, updateEvery, sn) == HotPageTable.STORED) {
-            if (pageMemory[0].retiredBlocksRacy() > RECYCLE_RETIRED_ABOVE) {
-                tryRecycle();
-            }
+            recycleIfMany();
             return true;
         }
         pointsRejected.increment();
@@ -291,16 +289,8 @@ public final class StorageEngine implements Closeable {
 
     /** Recycles retired blocks if no reader copies page memory now; never waits. */
     private void tryRecycle() {
-        var lock = memoryLock.writeLock();
-        if (lock.tryLock()) {
-            try {
-                for (PageMemory m : pageMemory) {
-                    m.recycleRetired(256);
-                }
-                collectorRecycles.increment();
-            } finally {
-                lock.unlock();
-            }
+        if (flusher.tryRecycle()) {
+            collectorRecycles.increment();
         }
     }
 
