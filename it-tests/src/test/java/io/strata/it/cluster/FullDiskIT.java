@@ -68,11 +68,12 @@ class FullDiskIT {
             long filled = fill(filler);
             System.out.println("[FullDiskIT] filled the tmpfs with " + filled + " bytes");
             load(pp, 4);
-            // the flusher's line names the tier's directory; the metadata sync may say "disk full"
-            // first, as a WARN naming dbengine itself
-            int at = parent.waitForLog("disk full: cannot write to " + cache.resolve("dbengine").resolve("tier"), logFrom,
+            // The flusher's ERROR names a tier's directory, or dbengine itself when the metadata it
+            // writes before the extents is what failed; the housekeeping's metadata sync may say
+            // "disk full" first, as a WARN.
+            int at = parent.waitForLog("Flusher - disk full: cannot write to " + cache.resolve("dbengine"), logFrom,
                     Duration.ofSeconds(60));
-            assertTrue(at >= 0, "no 'disk full' naming a tier directory of " + cache.resolve("dbengine")
+            assertTrue(at >= 0, "no flusher's 'disk full' naming " + cache.resolve("dbengine")
                     + " in the log:\n" + parent.tail(40));
             String line = lineAt(parent.log(), at);
             System.out.println("[FullDiskIT] " + line);
