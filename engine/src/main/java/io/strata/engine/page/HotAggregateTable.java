@@ -146,29 +146,102 @@ public final class HotAggregateTable {
      */
     public static long addSlots(HotAggregateTable[] tiers, int metric, long page, long start, int updateEvery,
                                 int from, int to) {
+        HotAggregateTable first = tiers[1];
+        boolean cascade = first.upper != null;
         int last = to - 1;
-        for (int i = from; i < to; i++) {
+        if (!cascade && tiers.length > 2) {
+            // every tier fed each point (tests of the point-by-point path)
+            for (int i = from; i < to; i++) {
+                int sn = PageMemory.readInt(page + 4L * i);
+                if (sn != StorageNumber.SN_EMPTY_SLOT || i == last) {
+                    for (int k = 1; k < tiers.length; k++) {
+                        tiers[k].add(metric, start + (long) i * updateEvery, updateEvery, sn);
+                    }
+                }
+            }
+            return first.openWindowEnd(metric);
+        }
+        int i = from;
+        while (i < to) {
+            // Most slots fall inside tier 1's open window: summed in a loop of locals, written
+            // back once. A slot past the window closes it, through merge (which cascades).
+            i = first.accumulate(metric, page, start, updateEvery, i, to);
+            if (i == to) {
+                break;
+            }
             int sn = PageMemory.readInt(page + 4L * i);
             if (sn == StorageNumber.SN_EMPTY_SLOT && i != last) {
+                i++;
                 continue;
             }
             long t = start + (long) i * updateEvery;
-            HotAggregateTable first = tiers[1];
-            if (first.upper != null) {
-                if (sn == StorageNumber.SN_EMPTY_SLOT) {
-                    first.merge(metric, t, updateEvery, 0, 0, 0, 0, 0, true);
-                } else {
-                    double v = StorageNumber.unpack(sn);
-                    first.merge(metric, t, updateEvery, v, v, v, 1,
-                            (sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0, true);
-                }
+            if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                first.merge(metric, t, updateEvery, 0, 0, 0, 0, 0, cascade);
             } else {
-                for (int k = 1; k < tiers.length; k++) {
-                    tiers[k].add(metric, t, updateEvery, sn);
+                double v = StorageNumber.unpack(sn);
+                first.merge(metric, t, updateEvery, v, v, v, 1,
+                        (sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0, cascade);
+            }
+            i++;
+        }
+        return first.openWindowEnd(metric);
+    }
+
+    /**
+     * Merges the tier-0 slots from {@code from} on that lie inside the open window of {@code
+     * metric} (with the same update_every), stopping at the first slot after the window's end,
+     * and returns that slot (or {@code to}). The same arithmetic in the same order as {@link
+     * #merge} point by point, so the window's double sum is bit for bit the same; empty slots and
+     * points before the window change nothing there, as in merge.
+     */
+    private int accumulate(int metric, long page, long start, int updateEvery, int from, int to) {
+        Chunk ch = chunkFor(metric);
+        long[] w = ch.win;
+        int b = (metric & MASK) << 2;
+        long endUe = w[b + 2];
+        long end = endUe & 0xFFFF_FFFFL;
+        if (end == 0 || (int) (endUe >>> 32) != updateEvery || end < start) {
+            return from;
+        }
+        long inWindow = (end - start) / updateEvery + 1;
+        int stop = (int) Math.min(to, inWindow);
+        if (stop <= from) {
+            return from;
+        }
+        long lowest = end - (long) updateEvery * groupingPow;
+        long ca = w[b + 3];
+        long caBefore = ca;
+        double sum = Double.longBitsToDouble(w[b]);
+        long mm = w[b + 1];
+        float mn = Float.intBitsToFloat((int) mm);
+        float mx = Float.intBitsToFloat((int) (mm >>> 32));
+        for (int i = from; i < stop; i++) {
+            int sn = PageMemory.readInt(page + 4L * i);
+            if (sn == StorageNumber.SN_EMPTY_SLOT || start + (long) i * updateEvery <= lowest) {
+                continue;
+            }
+            double v = StorageNumber.unpack(sn);
+            if ((int) ca == 0) {
+                sum = v;
+                mn = (float) v;
+                mx = (float) v;
+            } else {
+                sum = sum + v;
+                if (v < mn) {
+                    mn = (float) v;
+                }
+                if (v > mx) {
+                    mx = (float) v;
                 }
             }
+            ca += 1 + ((long) ((sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0) << 32);
         }
-        return tiers[1].openWindowEnd(metric);
+        if (ca != caBefore) {
+            w[b] = Double.doubleToRawLongBits(sum);
+            w[b + 1] = (Float.floatToRawIntBits(mn) & 0xFFFF_FFFFL) | ((long) Float.floatToRawIntBits(mx) << 32);
+            w[b + 3] = ca;
+        }
+        return stop;
     }
 
     /**
