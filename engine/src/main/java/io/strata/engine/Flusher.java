@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -37,8 +36,8 @@ final class Flusher implements Runnable {
             .thenComparingLong(p -> p.startTime);
 
     private final LinkedBlockingQueue<DirtyPage> sealed = new LinkedBlockingQueue<>();
-    /** Per tier, the dirty pages of each metric (boxing per page, never per point). */
-    private final ConcurrentHashMap<Integer, DirtyPage[]>[] dirtyByMetric;
+    /** Per tier, the dirty pages of each metric. */
+    private final DirtyPageIndex[] dirtyByMetric;
     private final TierStore[] tiers;
     private final ReentrantReadWriteLock memoryLock;
     private final PageMemory[] memory;
@@ -86,13 +85,12 @@ final class Flusher implements Runnable {
      *                      metrics in them is made durable first, so that no durable point is
      *                      ever without its definition
      */
-    @SuppressWarnings("unchecked")
     Flusher(TierStore[] tiers, ReentrantReadWriteLock memoryLock, PageMemory[] memory, long maxAgeNanos,
             java.util.function.LongSupplier nanoClock, IoAction beforeExtents) {
         this.memory = memory;
-        this.dirtyByMetric = new ConcurrentHashMap[tiers.length];
+        this.dirtyByMetric = new DirtyPageIndex[tiers.length];
         for (int t = 0; t < tiers.length; t++) {
-            dirtyByMetric[t] = new ConcurrentHashMap<>();
+            dirtyByMetric[t] = new DirtyPageIndex();
         }
         this.beforeExtents = beforeExtents;
         this.tiers = tiers;
@@ -167,14 +165,7 @@ final class Flusher implements Runnable {
             queuedRawBytes.addAndGet(c);
         }
         dirtyBytes.addAndGet(c);
-        dirtyByMetric[p.tier].compute(p.metricId, (k, old) -> {
-            if (old == null) {
-                return new DirtyPage[]{p};
-            }
-            DirtyPage[] n = java.util.Arrays.copyOf(old, old.length + 1);
-            n[old.length] = p;
-            return n;
-        });
+        dirtyByMetric[p.tier].add(p);
         sealed.add(p);
     }
 
@@ -508,19 +499,7 @@ final class Flusher implements Runnable {
         for (int k = from; k < to; k++) {
             DirtyPage p = batch.get(k);
             dirtyBytes.addAndGet(-cost(p));
-            dirtyByMetric[p.tier].computeIfPresent(p.metricId, (m, old) -> {
-                if (old.length == 1) {
-                    return old[0] == p ? null : old;
-                }
-                DirtyPage[] out = new DirtyPage[old.length - 1];
-                int j = 0;
-                for (DirtyPage q : old) {
-                    if (q != p && j < out.length) {
-                        out[j++] = q;
-                    }
-                }
-                return out;
-            });
+            dirtyByMetric[p.tier].remove(p);
         }
     }
 
