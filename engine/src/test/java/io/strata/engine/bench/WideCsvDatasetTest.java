@@ -25,6 +25,10 @@ class WideCsvDatasetTest {
                     double want = ds.value(m, t);
                     assertEquals(Double.doubleToRawLongBits(want), Double.doubleToRawLongBits(out[m - from]),
                             "metric " + m + " at " + t + " from " + from);
+                    double[] one = new double[1];
+                    ds.fill(t, m, m + 1, one);
+                    assertEquals(Double.doubleToRawLongBits(want), Double.doubleToRawLongBits(one[0]),
+                            "metric " + m + " alone at " + t);
                 }
             }
         }
