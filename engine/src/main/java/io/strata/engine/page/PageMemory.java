@@ -66,6 +66,10 @@ public final class PageMemory {
      */
     private long[][] retiredChunks = {new long[RETIRED_CHUNK]};
     private int retiredCount;
+    /** The first chunk of the list last recycled, for the next list. */
+    private long[] spareRetired;
+    /** Retired blocks given back under one hold of the lock. */
+    private static final int RECYCLE_SLICE = 256;
 
     /** Blocks of one class, side by side; its free blocks hold the address of the next free one. */
     private static final class Slab {
@@ -325,18 +329,37 @@ public final class PageMemory {
      * one that merely breathes does not allocate and free a slab at every turn; {@code keep} 0
      * releases every empty slab.
      */
-    public synchronized void recycleRetired(int keep) {
-        for (int i = 0; i < retiredCount; i++) {
-            long w = retiredChunks[i >>> RETIRED_CHUNK_BITS][i & (RETIRED_CHUNK - 1)];
-            long a = w & ~15L;
-            Slab s = slabOf(a, (int) (w & 15));
-            if (giveBack(s, a) && classRoom[s.cls] - s.room() >= keep) {
-                release(s);
+    public void recycleRetired(int keep) {
+        long[][] chunks;
+        int count;
+        synchronized (this) {
+            chunks = retiredChunks;
+            count = retiredCount;
+            if (count == 0) {
+                return;
+            }
+            retiredChunks = new long[][]{spareRetired != null ? spareRetired : new long[RETIRED_CHUNK]};
+            spareRetired = null;
+            retiredCount = 0;
+        }
+        // Slice by slice: a collector that needs a block waits for one slice at most, not for the
+        // whole list (a holder preempted on a busy machine kept collectors waiting 200 ms).
+        // Recyclers exclude each other by the engine's memory lock, so the list is ours alone.
+        for (int i = 0; i < count; ) {
+            synchronized (this) {
+                int end = Math.min(count, i + RECYCLE_SLICE);
+                for (; i < end; i++) {
+                    long w = chunks[i >>> RETIRED_CHUNK_BITS][i & (RETIRED_CHUNK - 1)];
+                    long a = w & ~15L;
+                    Slab s = slabOf(a, (int) (w & 15));
+                    if (giveBack(s, a) && classRoom[s.cls] - s.room() >= keep) {
+                        release(s);
+                    }
+                }
             }
         }
-        retiredCount = 0;
-        if (retiredChunks.length > 1) {
-            retiredChunks = new long[][]{retiredChunks[0]};
+        synchronized (this) {
+            spareRetired = chunks[0];
         }
     }
 

@@ -207,4 +207,60 @@ class PageMemoryTest {
         }
         assertEquals(0, m.slabs());
     }
+
+    @Test
+    void collectorsAllocatingWhileTheListIsRecycledSliceBySliceNeverShareABlock() throws Exception {
+        PageMemory m = PageMemory.forPages(4096);
+        java.util.concurrent.atomic.AtomicReference<String> broken = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread[] collectors = new Thread[2];
+        for (int c = 0; c < collectors.length; c++) {
+            int id = c + 1;
+            collectors[c] = new Thread(() -> {
+                java.util.SplittableRandom r = new java.util.SplittableRandom(id);
+                long[] live = new long[600];
+                int[] cls = new int[live.length];
+                for (int op = 0; op < 150_000 && broken.get() == null; op++) {
+                    int k = r.nextInt(live.length);
+                    if (live[k] != 0) {
+                        int mark = PageMemory.readInt(live[k]);
+                        int tail = PageMemory.readInt(live[k] + m.classBytes(cls[k]) - 4);
+                        if (mark != (id << 24 | k) || tail != ~mark) {
+                            broken.compareAndSet(null, "collector " + id + " block " + k + " was overwritten");
+                        }
+                        m.retire(live[k], cls[k]);
+                    }
+                    cls[k] = r.nextInt(m.classes());
+                    live[k] = m.acquire(cls[k]);
+                    PageMemory.writeInt(live[k], id << 24 | k);
+                    PageMemory.writeInt(live[k] + m.classBytes(cls[k]) - 4, ~(id << 24 | k));
+                }
+                for (int k = 0; k < live.length; k++) {
+                    if (live[k] != 0) {
+                        m.retire(live[k], cls[k]);
+                    }
+                }
+            });
+        }
+        Thread recycler = new Thread(() -> {
+            for (int i = 0; i < 100_000 && !done.get(); i++) {
+                m.recycleRetired(16);
+            }
+        });
+        for (Thread t : collectors) {
+            t.start();
+        }
+        recycler.start();
+        for (Thread t : collectors) {
+            t.join(120_000);
+        }
+        done.set(true);
+        recycler.join(60_000);
+        assertEquals(null, broken.get());
+        // every block came back exactly once: nothing out, and every slab empties
+        assertEquals(0, m.blocksInUse());
+        m.freePooled();
+        assertEquals(0, m.slabs(), "a slab still counts blocks out: a give-back was lost");
+        assertEquals(0, m.reservedBytes());
+    }
 }
