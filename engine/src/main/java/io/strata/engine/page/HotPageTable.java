@@ -144,6 +144,11 @@ public final class HotPageTable {
         long w = st[b + 1];
         int slot;
         if (addr == 0) {
+            // No hot page (the last one sealed, or none since start): the registry's last time
+            // still tells a point in the past, which would start a page overlapping the last.
+            if (time <= registry.lastTime(metric, 0)) { // NO_TIME is 0, before every time
+                return REJECTED_PAST;
+            }
             addr = open(st, b, metric, time, updateEvery);
             w = st[b + 1];
             slot = 0;
