@@ -9,7 +9,6 @@ import io.strata.engine.page.StorageNumber;
 import io.strata.engine.tier.TierStore;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -224,9 +223,19 @@ final class TierReader {
             return cached;
         }
         ExtentReader reader = sc.reader;
-        ByteBuffer ext = cache.extent(r.file(), r.extentOffset(), r.extentLength());
+        PageCache.Extent ext = cache.acquireExtent(r.file(), r.extentOffset(), r.extentLength());
         try {
-            reader.open(ext, r.file().path().toString(), r.extentOffset());
+            return decodeWanted(r, ext, reader, refs, keys, k, total);
+        } finally {
+            // the reader is done with the extent's bytes: every page wanted is decoded
+            cache.release(ext);
+        }
+    }
+
+    private int[] decodeWanted(TierStore.PageRef r, PageCache.Extent ext, ExtentReader reader,
+                               List<TierStore.PageRef> refs, long[] keys, int k, int total) {
+        try {
+            reader.open(ext.bytes(), r.file().path().toString(), r.extentOffset());
         } catch (CorruptionException e) {
             readErrors.increment();
             log.warn("query skipped a damaged extent: {}", e.getMessage());

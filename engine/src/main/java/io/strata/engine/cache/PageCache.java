@@ -4,10 +4,12 @@ import io.strata.engine.datafile.DataFile;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * The clean part of DBENGINE's main cache (decoded pages that are on disk) and its extent cache
@@ -17,6 +19,13 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>The extent cache is what makes "read whole extents" pay: the dimensions of a chart share
  * extents, so a query over a chart reads each extent from the disk once. Both maps are guarded
  * by their own monitor; a lookup is a few hundred nanoseconds per page of up to 1024 points.
+ *
+ * <p>Extents live off the Java heap, in buffers that are lent to a reader ({@link #acquireExtent})
+ * until it gives them back ({@link #release}) and are used again for later extents once neither
+ * the cache nor a reader holds them. Queries that miss read tens of KiB per extent: as fresh heap
+ * arrays that garbage (over 100 MB/s with two reading threads) is what made the collector grow
+ * the heap of a busy node to gigabytes. The extent bound counts the buffers kept for reuse as
+ * well as the cached ones, at their full capacity.
  */
 public final class PageCache {
 
@@ -26,8 +35,47 @@ public final class PageCache {
     private record ExtentKey(DataFile file, long offset) {
     }
 
+    /**
+     * The bytes of one extent, lent to a reader by {@link #acquireExtent} until {@link #release}.
+     * Its buffer goes back to the pool once neither the cache nor any reader holds it.
+     */
+    public static final class Extent {
+        private final ByteBuffer buffer;
+        private final int length;
+        /** The cache (while the extent is in it) and each reader it is lent to; guarded by the extent map. */
+        private int holders;
+
+        private Extent(ByteBuffer buffer, int length) {
+            this.buffer = buffer;
+            this.length = length;
+        }
+
+        /** The extent's bytes, little-endian, from position 0 to its length (a view of its own). */
+        public ByteBuffer bytes() {
+            ByteBuffer b = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            b.position(0).limit(length);
+            return b;
+        }
+
+        public int length() {
+            return length;
+        }
+
+        /** Whether both extents are read into the same memory (one's buffer was reused for the other). */
+        boolean sharesMemoryWith(Extent other) {
+            return buffer == other.buffer;
+        }
+
+        /** Memory the extent holds: its buffer's capacity (a size class, not its length) and bookkeeping. */
+        long footprint() {
+            return buffer.capacity() + 96L;
+        }
+    }
+
     private final Lru<PageKey, int[]> pages;
-    private final Lru<ExtentKey, ByteBuffer> extents;
+    private final Lru<ExtentKey, Extent> extents;
+    /** Free extent buffers; guarded by {@link #extents}, like the holders of each extent. */
+    private final ExtentBufferPool pool = new ExtentBufferPool();
     private final LongAdder pageHits = new LongAdder();
     private final LongAdder pageMisses = new LongAdder();
     private final LongAdder extentHits = new LongAdder();
@@ -36,11 +84,11 @@ public final class PageCache {
 
     /**
      * @param pageBudgetBytes   bound of the decoded clean pages
-     * @param extentBudgetBytes bound of the compressed extents
+     * @param extentBudgetBytes bound of the compressed extents, cached or kept for reuse
      */
     public PageCache(long pageBudgetBytes, long extentBudgetBytes) {
-        this.pages = new Lru<>(pageBudgetBytes);
-        this.extents = new Lru<>(extentBudgetBytes);
+        this.pages = new Lru<>(pageBudgetBytes, null);
+        this.extents = new Lru<>(extentBudgetBytes, this::dropHolder);
     }
 
     /** The decoded points of a clean page, or null. */
@@ -58,19 +106,74 @@ public final class PageCache {
         pages.put(new PageKey(file, extentOffset, slot), points, 16L + 4L * points.length + 64);
     }
 
-    /** The bytes of an extent, from the cache or read from its datafile (and then cached). */
-    public ByteBuffer extent(DataFile file, long offset, int length) throws IOException {
+    /**
+     * The extent of {@code length} bytes at {@code offset} of {@code file}, from the cache or read
+     * from the datafile (and then cached when it fits the bound), lent to the caller until it
+     * calls {@link #release} with it, once, however the reading went.
+     */
+    public Extent acquireExtent(DataFile file, long offset, int length) throws IOException {
+        if (length <= 0) {
+            throw new IllegalArgumentException(file.path() + ": extent at " + offset + " of length " + length);
+        }
         ExtentKey k = new ExtentKey(file, offset);
-        ByteBuffer b = extents.get(k);
-        if (b != null) {
-            extentHits.increment();
-            return b.duplicate();
+        synchronized (extents) {
+            Extent e = extents.get(k);
+            if (e != null && e.length == length) {
+                e.holders++;
+                extentHits.increment();
+                return e;
+            }
         }
         extentMisses.increment();
-        b = file.read(offset, length);
+        ByteBuffer buf;
+        synchronized (extents) {
+            buf = pool.take(length);
+        }
+        Extent e = new Extent(buf, length);
+        try {
+            buf.clear().limit(length);
+            file.read(buf, offset);
+        } catch (IOException | RuntimeException ex) {
+            synchronized (extents) {
+                keepOrFree(buf);
+            }
+            throw ex;
+        }
         bytesRead.add(length);
-        extents.put(k, b, length + 96L);
-        return b.duplicate();
+        synchronized (extents) {
+            // the caller's hold and, if it is cached, the cache's
+            e.holders = 2;
+            if (!extents.put(k, e, e.footprint())) {
+                e.holders = 1;
+            }
+        }
+        return e;
+    }
+
+    /** Gives back an extent {@link #acquireExtent} lent; its bytes must not be used after. */
+    public void release(Extent e) {
+        synchronized (extents) {
+            dropHolder(e);
+        }
+    }
+
+    /** Called with the extent map's monitor held. */
+    private void dropHolder(Extent e) {
+        if (e.holders <= 0) {
+            throw new IllegalStateException("extent released more often than it was acquired");
+        }
+        if (--e.holders == 0) {
+            keepOrFree(e.buffer);
+        }
+    }
+
+    /** Keeps a buffer no one holds for a later extent while the bound allows it, else frees it. */
+    private void keepOrFree(ByteBuffer buf) {
+        if (extents.bytes() + pool.bytes() + buf.capacity() <= extents.budget()) {
+            pool.give(buf);
+        } else {
+            ExtentBufferPool.free(buf);
+        }
     }
 
     /** Drops everything of a datafile (it was deleted by rotation). */
@@ -82,15 +185,28 @@ public final class PageCache {
     /** Changes both bounds (memory sized from the number of collected metrics); evicts at once. */
     public void resize(long pageBudgetBytes, long extentBudgetBytes) {
         pages.resize(pageBudgetBytes);
-        extents.resize(extentBudgetBytes);
+        synchronized (extents) {
+            extents.resize(extentBudgetBytes);
+            pool.trimTo(Math.max(0, extentBudgetBytes - extents.bytes()));
+        }
     }
 
     public long pageBytes() {
         return pages.bytes();
     }
 
+    /** Memory of the extent cache: cached extents and the free buffers kept for reuse. */
     public long extentBytes() {
-        return extents.bytes();
+        synchronized (extents) {
+            return extents.bytes() + pool.bytes();
+        }
+    }
+
+    /** Of {@link #extentBytes}, the free buffers kept for reuse. */
+    public long pooledExtentBytes() {
+        synchronized (extents) {
+            return pool.bytes();
+        }
     }
 
     public long pageHits() {
@@ -117,14 +233,23 @@ public final class PageCache {
     /** An access-ordered map bounded by the sizes given with each entry. */
     private static final class Lru<K, V> {
         private final LinkedHashMap<K, Entry<V>> map = new LinkedHashMap<>(1024, 0.75f, true);
+        /** Told of each value that leaves the map (evicted, replaced, removed); null for none. */
+        private final Consumer<V> removed;
         private long budget;
         private long bytes;
 
         private record Entry<V>(V value, long size) {
         }
 
-        Lru(long budget) {
+        Lru(long budget, Consumer<V> removed) {
             this.budget = budget;
+            this.removed = removed;
+        }
+
+        private void left(V v) {
+            if (removed != null) {
+                removed.accept(v);
+            }
         }
 
         synchronized V get(K k) {
@@ -132,23 +257,28 @@ public final class PageCache {
             return e == null ? null : e.value();
         }
 
-        synchronized void put(K k, V v, long size) {
+        /** Whether {@code v} was cached (false: larger than the whole bound). */
+        synchronized boolean put(K k, V v, long size) {
             if (size > budget) {
-                return;
+                return false;
             }
             Entry<V> old = map.put(k, new Entry<>(v, size));
             if (old != null) {
                 bytes -= old.size();
+                left(old.value());
             }
             bytes += size;
             evict();
+            return true;
         }
 
         private void evict() {
             Iterator<Map.Entry<K, Entry<V>>> it = map.entrySet().iterator();
             while (bytes > budget && it.hasNext()) {
-                bytes -= it.next().getValue().size();
+                Entry<V> e = it.next().getValue();
+                bytes -= e.size();
                 it.remove();
+                left(e.value());
             }
         }
 
@@ -159,6 +289,7 @@ public final class PageCache {
                 if (p.test(e.getKey())) {
                     bytes -= e.getValue().size();
                     it.remove();
+                    left(e.getValue().value());
                 }
             }
         }
@@ -170,6 +301,10 @@ public final class PageCache {
 
         synchronized long bytes() {
             return bytes;
+        }
+
+        synchronized long budget() {
+            return budget;
         }
     }
 }
