@@ -72,7 +72,13 @@ public final class PageCache {
         }
     }
 
-    private final Lru<PageKey, int[]> pages;
+    /** A decoded page: its points are {@code points[0..length)} of an array from {@link #pagePool}. */
+    private record CachedPage(int[] points, int length) {
+    }
+
+    private final Lru<PageKey, CachedPage> pages;
+    /** Free page arrays; guarded by {@link #pages}. */
+    private final PageArrayPool pagePool = new PageArrayPool();
     private final Lru<ExtentKey, Extent> extents;
     /** Free extent buffers; guarded by {@link #extents}, like the holders of each extent. */
     private final ExtentBufferPool pool = new ExtentBufferPool();
@@ -87,23 +93,68 @@ public final class PageCache {
      * @param extentBudgetBytes bound of the compressed extents, cached or kept for reuse
      */
     public PageCache(long pageBudgetBytes, long extentBudgetBytes) {
-        this.pages = new Lru<>(pageBudgetBytes, null);
+        this.pages = new Lru<>(pageBudgetBytes, this::pageLeft);
         this.extents = new Lru<>(extentBudgetBytes, this::dropHolder);
     }
 
-    /** The decoded points of a clean page, or null. */
-    public int[] get(DataFile file, long extentOffset, int slot) {
-        int[] p = pages.get(new PageKey(file, extentOffset, slot));
-        if (p != null) {
+    /**
+     * Copies the decoded points of a clean page into {@code dst} and returns how many there are,
+     * or -1 when the page is not cached. A copy rather than the cached array itself, so that an
+     * evicted page's array can hold the next page while a query still reads this one.
+     */
+    public int copyPage(DataFile file, long extentOffset, int slot, int[] dst) {
+        PageKey k = new PageKey(file, extentOffset, slot);
+        synchronized (pages) {
+            CachedPage p = pages.get(k);
+            if (p != null) {
+                if (p.length() > dst.length) {
+                    throw new IllegalArgumentException("a cached page of " + p.length() + " ints does not fit "
+                            + dst.length);
+                }
+                System.arraycopy(p.points(), 0, dst, 0, p.length());
+                pageHits.increment();
+                return p.length();
+            }
+        }
+        pageMisses.increment();
+        return -1;
+    }
+
+    /** Whether a clean page is cached (counted as a lookup, like {@link #copyPage}). */
+    public boolean containsPage(DataFile file, long extentOffset, int slot) {
+        boolean in = pages.get(new PageKey(file, extentOffset, slot)) != null;
+        if (in) {
             pageHits.increment();
         } else {
             pageMisses.increment();
         }
-        return p;
+        return in;
     }
 
-    public void put(DataFile file, long extentOffset, int slot, int[] points) {
-        pages.put(new PageKey(file, extentOffset, slot), points, 16L + 4L * points.length + 64);
+    /** Caches a copy of the decoded points {@code points[0..length)} of a clean page. */
+    public void putPage(DataFile file, long extentOffset, int slot, int[] points, int length) {
+        PageKey k = new PageKey(file, extentOffset, slot);
+        synchronized (pages) {
+            int[] a = pagePool.take(length);
+            long size = PageArrayPool.arrayBytes(a.length) + 64;
+            if (size > pages.budget()) {
+                keepOrDrop(a);
+                return;
+            }
+            System.arraycopy(points, 0, a, 0, length);
+            pages.put(k, new CachedPage(a, length), size);
+        }
+    }
+
+    /** Called with the page map's monitor held, for each page that leaves it. */
+    private void pageLeft(CachedPage p) {
+        keepOrDrop(p.points());
+    }
+
+    private void keepOrDrop(int[] a) {
+        if (pages.bytes() + pagePool.bytes() + PageArrayPool.arrayBytes(a.length) <= pages.budget()) {
+            pagePool.give(a);
+        }
     }
 
     /**
@@ -184,15 +235,28 @@ public final class PageCache {
 
     /** Changes both bounds (memory sized from the number of collected metrics); evicts at once. */
     public void resize(long pageBudgetBytes, long extentBudgetBytes) {
-        pages.resize(pageBudgetBytes);
+        synchronized (pages) {
+            pages.resize(pageBudgetBytes);
+            pagePool.trimTo(Math.max(0, pageBudgetBytes - pages.bytes()));
+        }
         synchronized (extents) {
             extents.resize(extentBudgetBytes);
             pool.trimTo(Math.max(0, extentBudgetBytes - extents.bytes()));
         }
     }
 
+    /** Memory of the page cache: cached pages and the free arrays kept for reuse. */
     public long pageBytes() {
-        return pages.bytes();
+        synchronized (pages) {
+            return pages.bytes() + pagePool.bytes();
+        }
+    }
+
+    /** Of {@link #pageBytes}, the free arrays kept for reuse. */
+    public long pooledPageBytes() {
+        synchronized (pages) {
+            return pagePool.bytes();
+        }
     }
 
     /** Memory of the extent cache: cached extents and the free buffers kept for reuse. */
