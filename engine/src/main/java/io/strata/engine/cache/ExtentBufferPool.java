@@ -22,6 +22,7 @@ final class ExtentBufferPool {
     @SuppressWarnings("unchecked")
     private final ArrayDeque<ByteBuffer>[] free = new ArrayDeque[CLASSES];
     private long bytes;
+    private long created;
 
     /** The capacity of the class that holds {@code length} bytes. */
     static int classBytes(int length) {
@@ -53,6 +54,7 @@ final class ExtentBufferPool {
             bytes -= b.capacity();
             return b;
         }
+        created++;
         return ByteBuffer.allocateDirect(c);
     }
 
@@ -81,6 +83,11 @@ final class ExtentBufferPool {
     /** Bytes of the buffers kept. */
     long bytes() {
         return bytes;
+    }
+
+    /** How many {@link #take} could not serve from the kept ones and allocated. */
+    long created() {
+        return created;
     }
 
     private static final Object UNSAFE;

@@ -17,6 +17,7 @@ final class PageArrayPool {
     @SuppressWarnings("unchecked")
     private final ArrayDeque<int[]>[] free = new ArrayDeque[CLASSES];
     private long bytes;
+    private long created;
 
     /** The length of the class that holds {@code ints} ints. */
     static int classInts(int ints) {
@@ -40,6 +41,7 @@ final class PageArrayPool {
             bytes -= arrayBytes(a.length);
             return a;
         }
+        created++;
         return new int[c];
     }
 
@@ -65,5 +67,10 @@ final class PageArrayPool {
 
     long bytes() {
         return bytes;
+    }
+
+    /** How many {@link #take} could not serve from the kept ones and allocated. */
+    long created() {
+        return created;
     }
 }

@@ -134,13 +134,15 @@ public final class PageCache {
     /** Caches a copy of the decoded points {@code points[0..length)} of a clean page. */
     public void putPage(DataFile file, long extentOffset, int slot, int[] points, int length) {
         PageKey k = new PageKey(file, extentOffset, slot);
+        long size = PageArrayPool.arrayBytes(PageArrayPool.classInts(length)) + 64;
         synchronized (pages) {
-            int[] a = pagePool.take(length);
-            long size = PageArrayPool.arrayBytes(a.length) + 64;
             if (size > pages.budget()) {
-                keepOrDrop(a);
                 return;
             }
+            // Evict first: with the cache full, the page that leaves gives its array to this one
+            // (evicting after the put would find no room to keep the array, and drop it).
+            pages.makeRoom(size);
+            int[] a = pagePool.take(length);
             System.arraycopy(points, 0, a, 0, length);
             pages.put(k, new CachedPage(a, length), size);
         }
@@ -178,6 +180,11 @@ public final class PageCache {
         extentMisses.increment();
         ByteBuffer buf;
         synchronized (extents) {
+            // Room first, as for pages: an extent evicted now lends its buffer to this read.
+            long footprint = ExtentBufferPool.classBytes(length) + 96L;
+            if (footprint <= extents.budget()) {
+                extents.makeRoom(footprint);
+            }
             buf = pool.take(length);
         }
         Extent e = new Extent(buf, length);
@@ -249,6 +256,20 @@ public final class PageCache {
     public long pageBytes() {
         synchronized (pages) {
             return pages.bytes() + pagePool.bytes();
+        }
+    }
+
+    /** Page arrays allocated so far (the others were reused). */
+    long pageArraysCreated() {
+        synchronized (pages) {
+            return pagePool.created();
+        }
+    }
+
+    /** Extent buffers allocated so far (the others were reused). */
+    long extentBuffersCreated() {
+        synchronized (extents) {
+            return pool.created();
         }
     }
 
@@ -337,8 +358,17 @@ public final class PageCache {
         }
 
         private void evict() {
+            evictUntil(budget);
+        }
+
+        /** Evicts the least recently used entries until {@code size} more bytes fit the bound. */
+        synchronized void makeRoom(long size) {
+            evictUntil(budget - size);
+        }
+
+        private void evictUntil(long limit) {
             Iterator<Map.Entry<K, Entry<V>>> it = map.entrySet().iterator();
-            while (bytes > budget && it.hasNext()) {
+            while (bytes > limit && it.hasNext()) {
                 Entry<V> e = it.next().getValue();
                 bytes -= e.size();
                 it.remove();

@@ -99,6 +99,19 @@ class PageCacheExtentTest {
     }
 
     @Test
+    void aFullCacheReadsTheNextExtentIntoTheBufferItEvicts() throws IOException {
+        PageCache c = new PageCache(1 << 20, roomFor(1));
+        for (int round = 0; round < 30; round++) {
+            PageCache.Extent e = c.acquireExtent(file, at[round % 3], 6000);
+            assertFilled(e, 6000, (byte) (round % 3 + 1));
+            c.release(e);
+        }
+        assertEquals(30, c.extentMisses());
+        assertEquals(1, c.extentBuffersCreated(), "one buffer, read into again and again");
+        assertTrue(c.extentBytes() <= roomFor(1));
+    }
+
+    @Test
     void anExtentLentToAReaderIsNotReusedUntilItIsGivenBack() throws IOException {
         PageCache c = new PageCache(1 << 20, roomFor(3));
         PageCache.Extent held = c.acquireExtent(file, at[0], 6000);

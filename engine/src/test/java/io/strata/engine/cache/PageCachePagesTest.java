@@ -100,6 +100,23 @@ class PageCachePagesTest {
     }
 
     @Test
+    void aFullCacheGivesTheArrayOfThePageItEvictsToTheNewOne() {
+        PageCache c = new PageCache(8 * entryBytes(1024), 0);
+        for (int slot = 0; slot < 8; slot++) {
+            c.putPage(file, 4096, slot, page(1024, slot), 1024);
+        }
+        assertEquals(8, c.pageArraysCreated());
+        for (int slot = 8; slot < 1000; slot++) {
+            c.putPage(file, 4096L * (slot / 64), slot % 64, page(1000, slot), 1000);
+        }
+        assertEquals(8, c.pageArraysCreated(), "no array allocated once the cache is full");
+        int[] dst = new int[1024];
+        assertEquals(1000, c.copyPage(file, 4096L * (999 / 64), 999 % 64, dst));
+        assertArrayEquals(page(1000, 999), Arrays.copyOf(dst, 1000));
+        assertTrue(c.pageBytes() <= 8 * entryBytes(1024));
+    }
+
+    @Test
     void aPageLargerThanTheBoundIsNotCached() {
         PageCache c = new PageCache(1000, 0);
         c.putPage(file, 4096, 0, page(1024, 1), 1024);
