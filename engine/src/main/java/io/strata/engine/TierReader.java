@@ -9,7 +9,6 @@ import io.strata.engine.page.StorageNumber;
 import io.strata.engine.tier.TierStore;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -74,6 +73,10 @@ final class TierReader {
         final List<TierStore.PageRef> refs = new ArrayList<>();
         final int[] hot = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         final int[] dirty = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
+        /** The disk page being delivered, copied from the page cache or decoded. */
+        final int[] disk = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
+        /** Other pages of the same extent, decoded on their way into the page cache. */
+        final int[] decoded = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         final HotPageTable.HotSnapshot hs = new HotPageTable.HotSnapshot();
         final ExtentReader reader = new ExtentReader();
         long[] keys = new long[64];
@@ -213,20 +216,41 @@ final class TierReader {
     }
 
     /**
-     * The decoded points of a page on disk, from the page cache or else by reading its whole
-     * extent; every other page of that extent wanted by this query is decoded into the cache too,
-     * so that an extent is read once. Null when the extent or page is damaged (counted, logged).
+     * The decoded points of a page on disk, in the scratch space, copied from the page cache or
+     * else decoded from its whole extent; every other page of that extent wanted by this query is
+     * decoded into the cache too, so that an extent is read once. Null when the extent or page is
+     * damaged (counted, logged).
      */
     private int[] diskPage(TierStore.PageRef r, Scratch sc, List<TierStore.PageRef> refs, long[] keys, int k,
                            int total) throws IOException {
-        int[] cached = cache.get(r.file(), r.extentOffset(), r.slot());
-        if (cached != null) {
-            return cached;
+        int wanted = pageInts(r);
+        if (wanted > sc.disk.length) {
+            readErrors.increment();
+            log.warn("query skipped a page of {} entries in {} at {}: more than a page holds", r.entries(),
+                    r.file().path(), r.extentOffset());
+            return null;
         }
-        ExtentReader reader = sc.reader;
-        ByteBuffer ext = cache.extent(r.file(), r.extentOffset(), r.extentLength());
+        if (cache.copyPage(r.file(), r.extentOffset(), r.slot(), sc.disk) >= 0) {
+            return sc.disk;
+        }
+        PageCache.Extent ext = cache.acquireExtent(r.file(), r.extentOffset(), r.extentLength());
         try {
-            reader.open(ext, r.file().path().toString(), r.extentOffset());
+            return decodeWanted(r, ext, sc, refs, keys, k, total);
+        } finally {
+            // the reader is done with the extent's bytes: every page wanted is decoded
+            cache.release(ext);
+        }
+    }
+
+    private static int pageInts(TierStore.PageRef r) {
+        return r.type() == DiskFormat.PAGE_TYPE_TIER0 ? r.entries() : 4 * r.entries();
+    }
+
+    private int[] decodeWanted(TierStore.PageRef r, PageCache.Extent ext, Scratch sc, List<TierStore.PageRef> refs,
+                               long[] keys, int k, int total) {
+        ExtentReader reader = sc.reader;
+        try {
+            reader.open(ext.bytes(), r.file().path().toString(), r.extentOffset());
         } catch (CorruptionException e) {
             readErrors.increment();
             log.warn("query skipped a damaged extent: {}", e.getMessage());
@@ -243,16 +267,15 @@ final class TierReader {
             if (q.file() != r.file() || q.extentOffset() != r.extentOffset()) {
                 continue;
             }
-            if (j > k && cache.get(q.file(), q.extentOffset(), q.slot()) != null) {
+            int n = pageInts(q);
+            if (j > k && (n > sc.decoded.length || cache.containsPage(q.file(), q.extentOffset(), q.slot()))) {
                 continue;
             }
-            int[] pts;
+            int[] pts = j == k ? sc.disk : sc.decoded;
             try {
                 if (q.type() == DiskFormat.PAGE_TYPE_TIER0) {
-                    pts = new int[q.entries()];
                     reader.decodeTier0(q.slot(), pts);
                 } else {
-                    pts = new int[4 * q.entries()];
                     reader.decodeTier1(q.slot(), pts);
                 }
             } catch (CorruptionException e) {
@@ -260,7 +283,7 @@ final class TierReader {
                 log.warn("query skipped a damaged page: {}", e.getMessage());
                 continue;
             }
-            cache.put(q.file(), q.extentOffset(), q.slot(), pts);
+            cache.putPage(q.file(), q.extentOffset(), q.slot(), pts, n);
             if (j == k) {
                 result = pts;
             }
