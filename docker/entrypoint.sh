@@ -21,7 +21,9 @@ flags="--add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java
   --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED
   --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
   --add-opens=java.base/java.lang=ALL-UNNAMED --enable-native-access=ALL-UNNAMED
-  -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true"
+  -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true
+  -XX:GCTimeRatio=4 -XX:MaxHeapFreeRatio=30 -XX:MinHeapFreeRatio=10 -XX:G1PeriodicGCInterval=60000"
+# (the memory options as in ./strata, which says why; STRATA_JAVA_OPTS comes after them and wins)
 if [ "$#" -gt 0 ]; then
   # shellcheck disable=SC2086 # the flags are words
   exec java $flags ${STRATA_JAVA_OPTS:-} -jar "$jar" "$@"

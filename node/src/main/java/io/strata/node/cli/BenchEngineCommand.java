@@ -188,6 +188,8 @@ public final class BenchEngineCommand implements Callable<Integer> {
             // over the write phase, from the second every first page has sealed: the goal's figure
             o.put("memory_per_metric_peak_over_baseline_bytes", r.memoryPerMetricPeakOverBaselineBytes());
             o.put("memory_per_metric_median_over_baseline_bytes", r.memoryPerMetricMedianOverBaselineBytes());
+            // the same peak over a baseline without the heap the JVM held spare then (never smaller)
+            o.put("memory_per_metric_peak_over_shrunk_baseline_bytes", r.memoryPerMetricPeakOverShrunkBaselineBytes());
             EngineBench.MemoryOverTime mt = r.memoryOverTime();
             o.put("memory_samples_from_second", mt.countedFrom());
             o.put("page_memory_peak_bytes", mt.peakPageMemory());

@@ -32,6 +32,8 @@ class BenchEngineCommandTest {
         assertEquals(1024, j.get("memory_samples_from_second").asInt(), "counted once every first page has sealed");
         assertTrue(j.get("memory_per_metric_peak_over_baseline_bytes").asDouble()
                 >= j.get("memory_per_metric_median_over_baseline_bytes").asDouble());
+        assertTrue(j.get("memory_per_metric_peak_over_shrunk_baseline_bytes").asDouble()
+                >= j.get("memory_per_metric_peak_over_baseline_bytes").asDouble(), "a shrunk baseline never lowers it");
         assertTrue(j.get("rss_high_water_bytes").asLong() >= j.get("rss_bytes").asLong());
         long bytes = j.get("cold_scan_bytes").asLong();
 
