@@ -215,10 +215,9 @@ public final class PageMemory {
     private Slab newSlab(int cls) {
         int bytes = classBytes(cls);
         int capacity = blocksPerSlab(cls);
-        long size = (long) capacity * bytes + 16;
-        long raw = MEMORY.allocate(size);
-        // malloc gives 16-byte alignment on 64-bit Linux; aligning again costs 16 bytes a slab
-        Slab s = new Slab(raw, (raw + 15) & ~15L, cls, bytes, capacity);
+        long size = SlabMemory.size((long) capacity * bytes);
+        long raw = SlabMemory.allocate(size);
+        Slab s = new Slab(raw, SlabMemory.align(raw), cls, bytes, capacity);
         reserved.addAndGet(size);
         if (classSlabCount[cls] == classSlabs[cls].length) {
             classSlabs[cls] = java.util.Arrays.copyOf(classSlabs[cls], classSlabCount[cls] * 2);
@@ -285,9 +284,9 @@ public final class PageMemory {
         System.arraycopy(slabByBase, at + 1, slabByBase, at, slabCount - at - 1);
         slabByBase[--slabCount] = null;
         allocated.addAndGet(-(long) s.carved * s.blockBytes);
-        long size = (long) s.capacity * s.blockBytes + 16;
+        long size = SlabMemory.size((long) s.capacity * s.blockBytes);
         reserved.addAndGet(-size);
-        MEMORY.freeMemory(s.raw, size);
+        SlabMemory.free(s.raw, size);
     }
 
     /** Hands back a whole-page block; see {@link #retire(long, int)}. */
