@@ -150,16 +150,8 @@ public final class HotAggregateTable {
         boolean cascade = first.upper != null;
         int last = to - 1;
         if (!cascade && tiers.length > 2) {
-            // every tier fed each point (tests of the point-by-point path)
-            for (int i = from; i < to; i++) {
-                int sn = PageMemory.readInt(page + 4L * i);
-                if (sn != StorageNumber.SN_EMPTY_SLOT || i == last) {
-                    for (int k = 1; k < tiers.length; k++) {
-                        tiers[k].add(metric, start + (long) i * updateEvery, updateEvery, sn);
-                    }
-                }
-            }
-            return first.openWindowEnd(metric);
+            // tiers 2+ are fed only through tier 1's cascade (StorageEngine links them)
+            throw new IllegalStateException("tier 1 has no upper tier linked, but there are " + tiers.length + " tiers");
         }
         int i = from;
         while (i < to) {
