@@ -340,17 +340,8 @@ public final class JournalV2 implements PageIndex, Closeable {
                 throw new CorruptionException(f, 0, "journal v2 indexes a datafile of " + h.getLong(32)
                         + " bytes, the datafile has " + datafileSize);
             }
-            crc.reset();
-            byte[] chunk = new byte[64 * 1024];
-            long pos = DiskFormat.JOURNAL_V2_HEADER_SIZE;
             long end = size - 4;
-            while (pos < end) {
-                int n = (int) Math.min(chunk.length, end - pos);
-                map.read(pos, chunk, 0, n);
-                crc.update(chunk, 0, n);
-                pos += n;
-            }
-            if ((int) crc.getValue() != map.readInt(end)) {
+            if (checksumOfBody(io, path, end) != map.readInt(end)) {
                 throw new CorruptionException(f, end, "journal v2 checksum mismatch");
             }
             return new JournalV2(map, path);
@@ -358,6 +349,30 @@ public final class JournalV2 implements PageIndex, Closeable {
             map.close();
             throw e;
         }
+    }
+
+    /**
+     * CRC32C of bytes 128 .. {@code end}, read with positional reads and not through the mapping:
+     * reading a whole journal through its mapping left all of it resident in the process (about
+     * 0.3 KiB a collected metric at 100 000 metrics after two hours of data), where a query
+     * touches only its metric's entries and pages.
+     */
+    private static int checksumOfBody(FileIo io, Path path, long end) throws IOException {
+        CRC32C crc = new CRC32C();
+        ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+        try (FileHandle h = io.open(path, FileIo.OpenMode.READ)) {
+            long pos = DiskFormat.JOURNAL_V2_HEADER_SIZE;
+            while (pos < end) {
+                chunk.clear().limit((int) Math.min(chunk.capacity(), end - pos));
+                int n = h.read(chunk, pos);
+                if (n <= 0) {
+                    throw new IOException(path + ": ended at " + pos + " while its mapping has " + (end + 4) + " bytes");
+                }
+                crc.update(chunk.array(), 0, n);
+                pos += n;
+            }
+        }
+        return (int) crc.getValue();
     }
 
     private int findMetric(long msb, long lsb) {

@@ -1,11 +1,13 @@
 package io.strata.engine.journal;
 
+import io.strata.engine.CorruptionException;
 import io.strata.engine.DiskFormat;
 import io.strata.engine.datafile.OpenPageIndex;
 import io.strata.engine.extent.PageDescriptor;
 import io.strata.engine.io.FileChannelIo;
 import io.strata.engine.registry.MetricRegistry;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Journal v2 (format version 2): its lookups answer exactly what the in-memory index answers. */
@@ -89,6 +92,49 @@ class JournalV2Test {
                 assertEquals(pagesOf[m], answer(j2, id, m, 0, Long.MAX_VALUE).size());
             }
             assertFalse(j2.datafileMetric(number, uuid));
+        }
+    }
+
+    @Test
+    void aFlippedByteInTheBodyIsRefusedAndTheFileIsLeftAsItWas(@TempDir Path dir) throws Exception {
+        MetricRegistry reg = new MetricRegistry(1);
+        OpenPageIndex idx = new OpenPageIndex(reg);
+        long offset = DiskFormat.DATAFILE_SUPERBLOCK_SIZE;
+        int metrics = 3000;
+        for (int e = 0; e < 2; e++) {
+            for (int from = 0; from < metrics; from += 60) {
+                PageDescriptor[] ds = new PageDescriptor[60];
+                for (int k = 0; k < ds.length; k++) {
+                    int m = from + k;
+                    PageDescriptor d = new PageDescriptor();
+                    d.metric = m;
+                    d.uuidMsb = 0xABCD0000L + m;
+                    d.uuidLsb = m * 31L + 1;
+                    d.updateEvery = 1;
+                    d.entries = 1024;
+                    d.encodedLength = 10;
+                    d.startTime = T0 + 1024L * e;
+                    ds[k] = d;
+                }
+                idx.addExtent(offset, 600, ds, ds.length);
+                offset += 600;
+            }
+        }
+        JournalV2.write(FileChannelIo.INSTANCE, dir, 0, 1, offset, idx, reg);
+        Path v2 = dir.resolve(DiskFormat.journalV2Name(0, 1));
+        // the body's checksum is read past the first 64 KiB chunk of the check
+        assertTrue(Files.size(v2) > 64 * 1024 + 1000, "a journal of more than one chunk: " + Files.size(v2));
+        JournalV2.open(FileChannelIo.INSTANCE, v2, 0, 1, offset).close();
+        byte[] bytes = Files.readAllBytes(v2);
+        for (long at : new long[]{DiskFormat.JOURNAL_V2_HEADER_SIZE + 5, 64 * 1024 + 700, bytes.length - 5}) {
+            byte[] bad = bytes.clone();
+            bad[(int) at] ^= 0x10;
+            Files.write(v2, bad);
+            long o = offset;
+            CorruptionException e = assertThrows(CorruptionException.class,
+                    () -> JournalV2.open(FileChannelIo.INSTANCE, v2, 0, 1, o), "byte " + at);
+            assertTrue(e.getMessage().contains("journal v2 checksum mismatch"), e.getMessage());
+            assertArrayEquals(bad, Files.readAllBytes(v2), "the check only reads");
         }
     }
 
