@@ -4,6 +4,9 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,22 +24,37 @@ public final class WideCsvDataset implements Dataset {
 
     private final String name;
     private final List<String> columns;
-    /** [column][row], NaN for a gap: a reader checks a range of one metric. */
-    private final double[][] values;
     /**
-     * The same by [row][column]: a writer fills a second of all its metrics, which then reads
-     * one short array in order instead of a line of each column's (a cache miss to L2 a point,
-     * some 4 % of the writers' time, the harness's and not the engine's).
+     * [column][row] (at {@code column * rows + row}), NaN for a gap: a reader checks a range of
+     * one metric. Off the heap, with {@link #byRow}: the dataset is the harness's (64 MB for the
+     * standard one), and on the heap it made the garbage collector size the heap, and the young
+     * generation with it, for a live set twice the engine's, which the memory figure then counted.
      */
-    private final double[][] byRow;
+    private final DoubleBuffer values;
+    /**
+     * The same by [row][column] (at {@code row * columns + column}): a writer fills a second of
+     * all its metrics, which then reads one stretch in order instead of a line of each column's
+     * (a cache miss to L2 a point, some 4 % of the writers' time, the harness's and not the
+     * engine's).
+     */
+    private final DoubleBuffer byRow;
+    private final int columnCount;
     private final int rows;
 
-    private WideCsvDataset(String name, List<String> columns, double[][] values, double[][] byRow, int rows) {
+    private WideCsvDataset(String name, List<String> columns, DoubleBuffer values, DoubleBuffer byRow, int rows) {
         this.name = name;
         this.columns = columns;
         this.values = values;
         this.byRow = byRow;
+        this.columnCount = columns.size();
         this.rows = rows;
+    }
+
+    private static DoubleBuffer offHeap(long doubles, String name) throws IOException {
+        if (doubles * Double.BYTES > Integer.MAX_VALUE) {
+            throw new IOException(name + ": " + doubles + " values do not fit the benchmark's 2 GiB dataset buffer");
+        }
+        return ByteBuffer.allocateDirect((int) (doubles * Double.BYTES)).order(ByteOrder.nativeOrder()).asDoubleBuffer();
     }
 
     public static WideCsvDataset load(Path file) throws IOException {
@@ -93,14 +111,16 @@ public final class WideCsvDataset implements Dataset {
         if (n == 0) {
             throw new IOException(name + ": no data rows");
         }
-        double[][] values = new double[c][n];
+        DoubleBuffer values = offHeap((long) c * n, name);
+        DoubleBuffer byRow = offHeap((long) c * n, name);
         for (int t = 0; t < n; t++) {
             double[] row = rowsList.get(t);
+            byRow.put(t * c, row);
             for (int k = 0; k < c; k++) {
-                values[k][t] = row[k];
+                values.put(k * n + t, row[k]);
             }
         }
-        return new WideCsvDataset(name, cols, values, rowsList.toArray(new double[0][]), n);
+        return new WideCsvDataset(name, cols, values, byRow, n);
     }
 
     private static double parse(String line, int from, int to, String name, int lineNo) throws IOException {
@@ -112,7 +132,7 @@ public final class WideCsvDataset implements Dataset {
     }
 
     public int columns() {
-        return values.length;
+        return columnCount;
     }
 
     public int rows() {
@@ -124,24 +144,24 @@ public final class WideCsvDataset implements Dataset {
     }
 
     public double value(int metric, long t) {
-        return values[metric % values.length][(int) (t % rows)];
+        return values.get((metric % columnCount) * rows + (int) (t % rows));
     }
 
     @Override
     public void fill(long t, int from, int to, double[] out) {
         int row = (int) (t % rows);
-        int c = values.length;
+        int c = columnCount;
         if (to - from == 1) {
             // a reader checking one metric second after second: its column is in order
-            out[0] = values[from % c][row];
+            out[0] = values.get((from % c) * rows + row);
             return;
         }
         // a running column instead of m % c: the division cost the writers some 4 ns a point,
         // about 5 % of their time, which the benchmark must not count as the engine's
-        double[] r = byRow[row];
+        int r = row * c;
         int col = from % c;
         for (int m = from; m < to; m++) {
-            out[m - from] = r[col];
+            out[m - from] = byRow.get(r + col);
             if (++col == c) {
                 col = 0;
             }
