@@ -22,7 +22,12 @@ flags="--add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java
   --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
   --add-opens=java.base/java.lang=ALL-UNNAMED --enable-native-access=ALL-UNNAMED
   -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true
-  -XX:GCTimeRatio=4 -XX:MaxHeapFreeRatio=30 -XX:MinHeapFreeRatio=10 -XX:G1PeriodicGCInterval=60000"
+  -XX:GCTimeRatio=4 -XX:MaxHeapFreeRatio=30 -XX:MinHeapFreeRatio=10 -XX:G1PeriodicGCInterval=60000
+  -XX:MaxNewSize=32m -XX:InitiatingHeapOccupancyPercent=25 -XX:-G1UseAdaptiveIHOP"
+# eclipse-temurin:17-jre is a current 17.0.x, which has the native-heap trim (17.0.9 on); probed anyway
+if java -XX:TrimNativeHeapInterval=5000 -version >/dev/null 2>&1; then
+  flags="$flags -XX:TrimNativeHeapInterval=5000"
+fi
 # (the memory options as in ./strata, which says why; STRATA_JAVA_OPTS comes after them and wins)
 if [ "$#" -gt 0 ]; then
   # shellcheck disable=SC2086 # the flags are words
