@@ -58,6 +58,10 @@ class CollectorRecycleTest {
                     } catch (java.io.IOException ex) {
                         wrong.compareAndSet(null, ex.toString());
                     }
+                    // a collector recycles only while no reader holds page memory (a tryLock):
+                    // a reader querying back to back held it nearly always on a loaded 2-core
+                    // CI machine, and no collector ever got it (a failed CI run)
+                    java.util.concurrent.locks.LockSupport.parkNanos(50_000);
                 }
             }, "recycle-test-reader");
             reader.start();
