@@ -345,7 +345,8 @@ public final class JournalV2 implements PageIndex, Closeable {
                 throw new CorruptionException(f, end, "journal v2 checksum mismatch");
             }
             return new JournalV2(map, path);
-        } catch (CorruptionException | RuntimeException e) {
+        } catch (CorruptionException | IOException | RuntimeException e) {
+            // the mapping is the caller's only once the journal is returned
             map.close();
             throw e;
         }
@@ -363,11 +364,9 @@ public final class JournalV2 implements PageIndex, Closeable {
         try (FileHandle h = io.open(path, FileIo.OpenMode.READ)) {
             long pos = DiskFormat.JOURNAL_V2_HEADER_SIZE;
             while (pos < end) {
-                chunk.clear().limit((int) Math.min(chunk.capacity(), end - pos));
-                int n = h.read(chunk, pos);
-                if (n <= 0) {
-                    throw new IOException(path + ": ended at " + pos + " while its mapping has " + (end + 4) + " bytes");
-                }
+                int n = (int) Math.min(chunk.capacity(), end - pos);
+                chunk.clear().limit(n);
+                h.readFully(chunk, pos);
                 crc.update(chunk.array(), 0, n);
                 pos += n;
             }
