@@ -3,6 +3,8 @@ package io.strata.engine.page;
 import io.strata.engine.DiskFormat;
 import io.strata.engine.registry.MetricRegistry;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
@@ -15,8 +17,9 @@ import java.util.function.Consumer;
  * <p>State is in chunks indexed by metric id; the state of one metric is 4 longs side by side
  * (one cache line holds two metrics), because every store reads and writes all of it and a
  * parent stores into 100 000 metrics in turn: a struct of arrays would cost a cache miss per
- * field. One writer thread per metric; readers use {@link #snapshot} which validates what it
- * read.
+ * field. A metric's last points (up to {@link #STAGE}) are staged beside its state and go to
+ * the page together (see {@link #put}). One writer thread per metric; readers use
+ * {@link #snapshot} which validates what it read.
  * Missed collections are written as {@link StorageNumber#SN_EMPTY_SLOT}.
  * The first page of a chart gets a capacity between 1 point and a whole page, uniformly, chosen
  * from the chart id, so that hot pages do not all fill (and flush) at once — the pages of all
@@ -41,7 +44,7 @@ public final class HotPageTable {
     public static final long CLASS_MASK = 15;
 
     /** Ordered access to the {@code addr} words that readers follow. */
-    static final java.lang.invoke.VarHandle ADDR = java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+    static final VarHandle ADDR = MethodHandles.arrayElementVarHandle(long[].class);
 
     /**
      * Per metric {@code m}, at {@code 4 × (m & MASK)}: [0] the hot page's block address with its
@@ -53,7 +56,21 @@ public final class HotPageTable {
      */
     private static final class Chunk {
         final long[] st = new long[4 * CHUNK];
+        /** The staged points of metric {@code m}, from {@code STAGE × (m & MASK)} (see {@link #put}). */
+        final int[] staged = new int[STAGE * CHUNK];
     }
+
+    /**
+     * Points staged per metric before they go to its page together. A batch of stores walks the
+     * metrics in turn, and each one's page is somewhere else in memory: a point written to the
+     * page costs a cache (and TLB) miss; a point written to the staging slots, which lie side by
+     * side in metric order like the state, costs none, and the page's miss is paid once per
+     * {@code STAGE} points. 8 ints: 32 bytes a metric, the half of a cache line.
+     */
+    static final int STAGE = 8;
+    private static final VarHandle STAGED = MethodHandles.arrayElementVarHandle(int[].class);
+    /** Ordered access to the state word with the point count, which readers validate against. */
+    private static final VarHandle ENTRIES = MethodHandles.arrayElementVarHandle(long[].class);
 
     private static long pack(long start, int entries, int capacity) {
         return (start & 0xFFFF_FFFFL) | ((long) entries << 32) | ((long) capacity << 48);
@@ -138,10 +155,12 @@ public final class HotPageTable {
      * Returns {@link #STORED} or {@link #REJECTED_PAST}.
      */
     public int store(int metric, long time, int updateEvery, int sn) {
-        long[] st = chunkFor(metric).st;
+        Chunk ch = chunkFor(metric);
+        long[] st = ch.st;
         int b = (metric & MASK) << 2;
         long addr = st[b];
         long w = st[b + 1];
+        int n;
         int slot;
         if (addr == 0) {
             // No hot page (the last one sealed, or none since start): the registry's last time
@@ -151,18 +170,20 @@ public final class HotPageTable {
             }
             addr = open(st, b, metric, time, updateEvery);
             w = st[b + 1];
+            n = 0;
             slot = 0;
         } else {
             long start = start(w);
-            int n = entries(w);
+            n = entries(w);
             int ue = (int) st[b + 2];
             if (updateEvery != ue) {
                 if (time <= start + (long) (n - 1) * ue) {
                     return REJECTED_PAST;
                 }
-                seal(st, b, metric);
+                seal(ch, b, metric);
                 addr = open(st, b, metric, time, updateEvery);
                 w = st[b + 1];
+                n = 0;
                 slot = 0;
             } else {
                 long d = time - start;
@@ -174,45 +195,115 @@ public final class HotPageTable {
                 if (idx >= capacity(w)) {
                     // The gap ends past this page: the points between stay unstored, which a
                     // query reports as a gap exactly like stored gap points.
-                    seal(st, b, metric);
+                    seal(ch, b, metric);
                     addr = open(st, b, metric, time, updateEvery);
                     w = st[b + 1];
+                    n = 0;
                     slot = 0;
                 } else {
                     slot = (int) idx;
-                    addr = ensureRoom(st, b, addr, slot, n);
-                    for (int g = n; g < slot; g++) {
-                        PageMemory.writeInt((addr & ~CLASS_MASK) + 4L * g, StorageNumber.SN_EMPTY_SLOT);
-                    }
                 }
             }
         }
-        PageMemory.writeInt((addr & ~CLASS_MASK) + 4L * slot, sn);
-        st[b + 1] = pack(start(w), slot + 1, capacity(w));
+        addr = put(ch, b, addr, w, n, slot, sn);
         long slotTime = start(w) + (long) slot * updateEvery;
         registry.extend(metric, 0, slotTime, slotTime);
         LateAggregator agg = aggregator;
         if (agg != null) {
             long late = st[b + 3];
             if (slotTime > (late & 0xFFFF_FFFFL)) {
+                addr = drainPartial(ch, b, addr, slot + 1);
                 long horizon = agg.aggregate(metric, addr & ~CLASS_MASK, start(w), updateEvery,
                         (int) (late >>> 32) & 0xFFFF, slot + 1);
                 st[b + 3] = (horizon & 0xFFFF_FFFFL) | ((long) (slot + 1) << 32);
             }
         }
         if (slot + 1 == capacity(w)) {
-            seal(st, b, metric);
+            seal(ch, b, metric);
         }
         return STORED;
     }
 
     /**
-     * Loads the memory the next {@link #store} of {@code metric} will write (its state and the
-     * page slot after its last point), and returns a value read there for the caller to fold
-     * into something it keeps, so that the loads are not optimised away. Java has no prefetch
-     * instruction: a batch of stores touches the metric a few places ahead with this, so that
-     * several cache misses are in flight instead of one per store. Only the metric's writer
-     * calls it; it changes nothing.
+     * Writes {@code sn} at {@code slot} of the hot page whose block is {@code word}, state
+     * {@code w} and {@code n} points (slot {@code >= n}; the slots between are missed
+     * collections, stored as gaps), and publishes {@code slot + 1} points. Returns the block
+     * (moved when it had no room).
+     *
+     * <p>The last {@code n mod STAGE} points are in the metric's staging slots, not in the page:
+     * they go to the page {@link #STAGE} at a time, one cache line, when their group is complete
+     * (and earlier for the aggregator and the seal). A reader that copies the staging slots of
+     * group {@code g} is valid while fewer than {@code g + STAGE} points are published, so a
+     * staging slot is written only after the count reached its group's first slot, with release
+     * stores, and the count is published with a release store after the page writes.
+     */
+    private long put(Chunk ch, int b, long word, long w, int n, int slot, int sn) {
+        long[] st = ch.st;
+        int[] sg = ch.staged;
+        int q = (b >>> 2) * STAGE;
+        int g = n & ~(STAGE - 1);
+        if (slot >= g + STAGE) {
+            if (n > g) {
+                // complete the group that has points, its missing slots as gaps, and drain it
+                for (int k = n - g; k < STAGE; k++) {
+                    STAGED.setRelease(sg, q + k, StorageNumber.SN_EMPTY_SLOT);
+                }
+                word = drain(ch, b, word, g, g + STAGE);
+                n = g + STAGE;
+            }
+            int ng = slot & ~(STAGE - 1);
+            if (ng > n) {
+                // whole groups of missed collections go to the page directly
+                word = ensureRoom(st, b, word, ng, n);
+                long page = word & ~CLASS_MASK;
+                for (int i = n; i < ng; i++) {
+                    PageMemory.writeInt(page + 4L * i, StorageNumber.SN_EMPTY_SLOT);
+                }
+            }
+            ENTRIES.setRelease(st, b + 1, pack(start(w), ng, capacity(w)));
+            n = ng;
+            g = ng;
+        }
+        for (int k = n - g; k < slot - g; k++) {
+            STAGED.setRelease(sg, q + k, StorageNumber.SN_EMPTY_SLOT);
+        }
+        STAGED.setRelease(sg, q + slot - g, sn);
+        if (slot - g == STAGE - 1) {
+            word = drain(ch, b, word, g, g + STAGE);
+        }
+        ENTRIES.setRelease(st, b + 1, pack(start(w), slot + 1, capacity(w)));
+        return word;
+    }
+
+    /**
+     * Copies the staging slots of the group from {@code g} into page slots {@code [g, end)}
+     * (moving the page to a larger block first when it has no room). The points stay in the
+     * staging slots too until the next group's first store: readers take them from there.
+     */
+    private long drain(Chunk ch, int b, long word, int g, int end) {
+        word = ensureRoom(ch.st, b, word, end, g);
+        long page = (word & ~CLASS_MASK) + 4L * g;
+        int q = (b >>> 2) * STAGE;
+        int[] sg = ch.staged;
+        for (int k = 0; k < end - g; k++) {
+            PageMemory.writeInt(page + 4L * k, sg[q + k]);
+        }
+        return word;
+    }
+
+    /** Puts the staged points before {@code end} in the page too, for whoever reads the page itself. */
+    private long drainPartial(Chunk ch, int b, long word, int end) {
+        int g = (end - 1) & ~(STAGE - 1);
+        return drain(ch, b, word, g, end);
+    }
+
+    /**
+     * Loads the memory the next {@link #store} of {@code metric} will write (its state, and the
+     * page line when that store completes a group of staged points), and returns a value read
+     * there for the caller to fold into something it keeps, so that the loads are not optimised
+     * away. Java has no prefetch instruction: a batch of stores touches the metric a few places
+     * ahead with this, so that several cache misses are in flight instead of one per store. Only
+     * the metric's writer calls it; it changes nothing.
      */
     public int touch(int metric) {
         Chunk[] cs = chunks;
@@ -220,35 +311,38 @@ public final class HotPageTable {
         if (c >= cs.length || cs[c] == null) {
             return 0;
         }
-        long[] st = cs[c].st;
+        Chunk ch = cs[c];
+        long[] st = ch.st;
         int b = (metric & MASK) << 2;
         long word = st[b];
         if (word == 0) {
             return 0;
         }
         int n = entries(st[b + 1]);
-        if (4 * (n + 1) > memory.classBytes((int) (word & CLASS_MASK))) {
-            // the next store moves the page to a larger block: nothing to load in this one
-            return (int) word;
+        int g = n & ~(STAGE - 1);
+        if (n - g != STAGE - 1 || 4 * (g + STAGE) > memory.classBytes((int) (word & CLASS_MASK))) {
+            // the next store stays in the staging slots (in the state's stream), or moves the
+            // page to a larger block: nothing to load in this one
+            return ch.staged[(b >>> 2) * STAGE];
         }
-        return PageMemory.readInt((word & ~CLASS_MASK) + 4L * n);
+        return PageMemory.readInt((word & ~CLASS_MASK) + 4L * g);
     }
 
     /**
-     * Moves the hot page to a larger block when {@code slot} is past its block: copies the
-     * {@code n} points written, publishes the new block in one store, then retires the old one
-     * (readers holding it still read valid memory until the flusher recycles it).
+     * Moves the hot page to a larger block when {@code slots} do not fit in its block: copies
+     * the first {@code copy} points, publishes the new block in one store, then retires the old
+     * one (readers holding it still read valid memory until the flusher recycles it).
      */
-    private long ensureRoom(long[] st, int b, long word, int slot, int n) {
+    private long ensureRoom(long[] st, int b, long word, int slots, int copy) {
         int cls = (int) (word & CLASS_MASK);
-        if (4 * (slot + 1) <= memory.classBytes(cls)) {
+        if (4 * slots <= memory.classBytes(cls)) {
             return word;
         }
-        int ncls = memory.classFor(4 * (slot + 1));
+        int ncls = memory.classFor(4 * slots);
         long na = memory.acquire(ncls);
         checkAligned(na);
         long old = word & ~CLASS_MASK;
-        PageMemory.copy(old, na, 4 * n);
+        PageMemory.copy(old, na, 4 * copy);
         long nw = na | ncls;
         ADDR.setRelease(st, b, nw);
         memory.retire(old, cls);
@@ -279,11 +373,15 @@ public final class HotPageTable {
         return addr;
     }
 
-    private void seal(long[] st, int b, int metric) {
+    private void seal(Chunk ch, int b, int metric) {
+        long[] st = ch.st;
         long word = st[b];
-        long addr = word & ~CLASS_MASK;
         long w = st[b + 1];
         int n = entries(w);
+        if ((n & (STAGE - 1)) != 0) {
+            word = drainPartial(ch, b, word, n);
+        }
+        long addr = word & ~CLASS_MASK;
         LateAggregator agg = aggregator;
         if (agg != null) {
             int given = (int) (st[b + 3] >>> 32) & 0xFFFF;
@@ -315,7 +413,7 @@ public final class HotPageTable {
         long[] st = cs[c].st;
         int b = (metric & MASK) << 2;
         if (st[b] != 0 && entries(st[b + 1]) > 0) {
-            seal(st, b, metric);
+            seal(cs[c], b, metric);
         }
     }
 
@@ -346,7 +444,8 @@ public final class HotPageTable {
     /**
      * Copies the points of the hot page of {@code metric} into {@code dst} (room for a page) and
      * describes them in {@code out}; false when the metric has no hot page. A copy that raced
-     * with a seal or a move to a larger block is read again.
+     * with a seal, a move to a larger block, or a store past the staged group it copied (see
+     * {@link #put}) is read again.
      */
     public boolean snapshot(int metric, int[] dst, HotSnapshot out) {
         Chunk[] cs = chunks;
@@ -354,18 +453,30 @@ public final class HotPageTable {
         if (c >= cs.length || cs[c] == null) {
             return false;
         }
-        long[] st = cs[c].st;
+        Chunk ch = cs[c];
+        long[] st = ch.st;
         int b = (metric & MASK) << 2;
+        int q = (metric & MASK) * STAGE;
         for (int attempt = 0; attempt < 16; attempt++) {
             long word = (long) ADDR.getAcquire(st, b);
             if (word == 0) {
                 return false;
             }
-            long w = st[b + 1];
+            long w = (long) ENTRIES.getAcquire(st, b + 1);
             int ue = (int) st[b + 2];
-            int n = Math.min(Math.min(entries(w), capacity(w)), memory.classBytes((int) (word & CLASS_MASK)) / 4);
-            PageMemory.copyToArray(word & ~CLASS_MASK, dst, n);
-            if ((long) ADDR.getAcquire(st, b) == word && start(st[b + 1]) == start(w)) {
+            int n = Math.min(entries(w), capacity(w));
+            int g = n & ~(STAGE - 1);
+            if (4 * g > memory.classBytes((int) (word & CLASS_MASK))) {
+                continue; // the block moved after it was read: read both again
+            }
+            PageMemory.copyToArray(word & ~CLASS_MASK, dst, g);
+            for (int k = 0; k < n - g; k++) {
+                dst[g + k] = ch.staged[q + k];
+            }
+            // the copies above happen before the checks below read the state again
+            VarHandle.acquireFence();
+            long now = st[b + 1];
+            if ((long) ADDR.getAcquire(st, b) == word && start(now) == start(w) && entries(now) < g + STAGE) {
                 out.startTime = start(w);
                 out.updateEvery = ue;
                 out.entries = n;
