@@ -10,8 +10,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.slf4j.Logger;
@@ -35,7 +36,20 @@ final class Flusher implements Runnable {
             .thenComparingInt(p -> p.chartId).thenComparingInt(p -> p.metricId)
             .thenComparingLong(p -> p.startTime);
 
-    private final LinkedBlockingQueue<DirtyPage> sealed = new LinkedBlockingQueue<>();
+    /**
+     * Sealed pages, handed over without a lock or a wake-up each: a blocking queue signalled the
+     * parked flusher on every page that found it empty, a futex call (and on a virtual machine
+     * an interrupt to the other CPU) of 5-15 us on the collecting thread per page sealed, which
+     * profiles of 2 writers and 2 readers put at a fifth of the collectors' time. The flusher
+     * wakes instead every {@link #IDLE_WAIT_NANOS}, or when {@link #WAKE_RAW_BYTES} of raw pages
+     * are waiting, or for a flush or a stop.
+     */
+    private final ConcurrentLinkedQueue<DirtyPage> sealed = new ConcurrentLinkedQueue<>();
+    /** The longest the flusher sleeps with nothing to do. */
+    static final long IDLE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Raw pages waiting past this many bytes wake the flusher (a quarter of the collectors' bound). */
+    static final long WAKE_RAW_BYTES = 1L << 20;
+    private volatile Thread thread;
     /** Per tier, the dirty pages of each metric. */
     private final DirtyPageIndex[] dirtyByMetric;
     private final TierStore[] tiers;
@@ -161,12 +175,24 @@ final class Flusher implements Runnable {
             encodedByCollectors.increment();
         }
         long c = cost(p);
+        long raw = 0;
         if (p.isRaw()) {
-            queuedRawBytes.addAndGet(c);
+            raw = queuedRawBytes.addAndGet(c);
         }
         dirtyBytes.addAndGet(c);
         dirtyByMetric[p.tier].add(p);
         sealed.add(p);
+        if (raw > WAKE_RAW_BYTES && raw - c <= WAKE_RAW_BYTES) {
+            // only the page that crosses the mark wakes the flusher
+            wake();
+        }
+    }
+
+    private void wake() {
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
     }
 
     /** Dirty pages of a metric in a tier not yet on disk, or null. */
@@ -219,6 +245,7 @@ final class Flusher implements Runnable {
             flushError = null;
         }
         sealed.add(WAKE);
+        wake();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         synchronized (flushMonitor) {
             while (flushCompleted < ticket) {
@@ -247,10 +274,12 @@ final class Flusher implements Runnable {
     void stop() {
         running = false;
         sealed.add(WAKE);
+        wake();
     }
 
     @Override
     public void run() {
+        thread = Thread.currentThread();
         while (true) {
             long wanted;
             synchronized (flushMonitor) {
@@ -258,16 +287,21 @@ final class Flusher implements Runnable {
             }
             boolean force = wanted > flushCompleted || !running;
             recycle();
-            try {
-                DirtyPage p = force ? sealed.poll() : sealed.poll(50, TimeUnit.MILLISECONDS);
-                if (p != null && p != WAKE) {
-                    take(p);
+            DirtyPage p = sealed.poll();
+            if (p == null && !force) {
+                // a flush or a stop between the check above and here has queued a WAKE and
+                // unparked this thread: the permit makes this park return at once
+                LockSupport.parkNanos(this, IDLE_WAIT_NANOS);
+                if (Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                    return;
                 }
-                drainQueue();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                p = sealed.poll();
             }
+            if (p != null && p != WAKE) {
+                take(p);
+            }
+            drainQueue();
             // Pages past the bound are shed only after this turn's writes: a burst of pages sealed
             // between two turns (collectors hand pages over raw and fast) that the disk takes at
             // once is not a disk that does not keep up.
