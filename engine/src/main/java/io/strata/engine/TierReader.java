@@ -73,6 +73,10 @@ final class TierReader {
         final List<TierStore.PageRef> refs = new ArrayList<>();
         final int[] hot = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         final int[] dirty = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
+        /** Dirty pages that were raw, copied while the memory read lock was held. */
+        int[][] rawCopies = new int[2][];
+        /** Whether {@code rawCopies[i]} holds dirty page {@code i} (false: it was encoded). */
+        boolean[] rawCopied = new boolean[2];
         /** The disk page being delivered, copied from the page cache or decoded. */
         final int[] disk = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         /** Other pages of the same extent, decoded on their way into the page cache. */
@@ -106,13 +110,36 @@ final class TierReader {
         refs.clear();
         long lastTime = notBefore;
         TierStore store = tiers[tier];
+        // A page moves hot -> dirty -> indexed, entering each before it leaves the previous:
+        // read in that order, it is found at least once (duplicates are dropped by time).
+        // The memory read lock is held only while page memory is copied (the hot page, raw dirty
+        // pages): retired blocks are recycled under the write lock, and a reader that held the
+        // read lock for the whole query (disk reads, decoding, the caller's sink) kept recycling
+        // away for seconds with 2 readers, while collectors carved new memory at ~300 MB/s.
+        boolean hasHot;
+        DirtyPage[] dirty;
         memoryLock.readLock().lock();
+        try {
+            hasHot = tier == 0 ? hot0.snapshot(metric, sc.hot, sc.hs) : hotN[tier].snapshot(metric, sc.hot, sc.hs);
+            dirty = flusher.dirtyPages(tier, metric);
+            if (dirty != null) {
+                if (sc.rawCopies.length < dirty.length) {
+                    int n = Math.max(dirty.length, 2 * sc.rawCopies.length);
+                    sc.rawCopies = Arrays.copyOf(sc.rawCopies, n);
+                    sc.rawCopied = new boolean[n];
+                }
+                for (int i = 0; i < dirty.length; i++) {
+                    if (sc.rawCopies[i] == null) {
+                        sc.rawCopies[i] = new int[sc.dirty.length];
+                    }
+                    sc.rawCopied[i] = dirty[i].copyIfRaw(sc.rawCopies[i]);
+                }
+            }
+        } finally {
+            memoryLock.readLock().unlock();
+        }
         store.readLock().lock();
         try {
-            // A page moves hot -> dirty -> indexed, entering each before it leaves the previous:
-            // read in that order, it is found at least once (duplicates are dropped by time).
-            boolean hasHot = tier == 0 ? hot0.snapshot(metric, sc.hot, sc.hs) : hotN[tier].snapshot(metric, sc.hot, sc.hs);
-            DirtyPage[] dirty = flusher.dirtyPages(tier, metric);
             store.pages(metric, after, before, refs);
             int nr = refs.size();
             int nd = dirty == null ? 0 : dirty.length;
@@ -149,10 +176,12 @@ final class TierReader {
                     if (d.endTime() < after || d.endTime() <= lastTime) {
                         continue;
                     }
-                    src = sc.dirty;
-                    // raw (not yet encoded by the flusher) or encoded: the memory read lock held
-                    // here keeps a raw page's block from being recycled under the copy
-                    d.points(src);
+                    if (sc.rawCopied[i - nr]) {
+                        src = sc.rawCopies[i - nr];
+                    } else {
+                        src = sc.dirty;
+                        d.points(src); // encoded: decoded from its bytes, which the page keeps
+                    }
                 } else {
                     start = sc.hs.startTime;
                     step = sc.hs.updateEvery;
@@ -163,7 +192,6 @@ final class TierReader {
             }
         } finally {
             store.readLock().unlock();
-            memoryLock.readLock().unlock();
         }
         return lastTime;
     }

@@ -119,6 +119,19 @@ public final class DirtyPage {
     }
 
     /**
+     * Copies the page's points into {@code dst} if it is still raw (its block is valid for as
+     * long as the caller holds the engine's memory read lock) and returns true; false for an
+     * encoded page, which the caller decodes with {@link #points} whenever it likes.
+     */
+    public boolean copyIfRaw(int[] dst) {
+        if (encoded != null) {
+            return false;
+        }
+        PageMemory.copyToArray(rawBlock & ~HotPageTable.CLASS_MASK, dst, entries);
+        return true;
+    }
+
+    /**
      * Retires a raw page's block without encoding it (a page dropped by critical eviction or
      * discarded at close), once the page is out of the readers' view; a reader that took it
      * before still copies valid memory until the flusher's next recycling. Flusher only.
