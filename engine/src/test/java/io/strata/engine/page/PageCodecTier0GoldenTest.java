@@ -29,6 +29,10 @@ import org.junit.jupiter.api.Test;
  * Gaussian draws, and if a JVM ever produced different inputs, the failure should say so rather
  * than blame the encoder.
  *
+ * <p>A second test compares the encoder with {@link Tier0ReferenceEncoder}, a frozen copy of the
+ * session-15 encoder, on fresh random pages each run (the seed is printed), and names the first
+ * page that differs.
+ *
  * <p>If this test fails after a deliberate format change, the format version must change too; the
  * constants are not to be updated to make an optimisation pass.
  */
@@ -229,5 +233,48 @@ class PageCodecTier0GoldenTest {
             assertTrue(seen.getOrDefault(feature, 0) > 0, "no page uses " + feature + ": " + seen);
         }
         assertEquals(OUTPUT_SHA256, outHash, "tier-0 encodings changed: the on-disk format must not");
+    }
+
+    /** A page mixing the shapes: runs of points from several generated pages, gaps at random. */
+    static int[] mixed(SplittableRandom r, int n) {
+        int[] p = new int[n];
+        int i = 0;
+        while (i < n) {
+            int[] src = generate(r, r.nextInt(KINDS), r.nextInt(1, 300));
+            int len = Math.min(n - i, src.length);
+            System.arraycopy(src, 0, p, i, len);
+            i += len;
+        }
+        if (r.nextInt(4) == 0) {
+            for (int g = r.nextInt(1, 20); g > 0; g--) {
+                p[r.nextInt(n)] = GAP;
+            }
+        }
+        return p;
+    }
+
+    @Test
+    void encoderMatchesTheReferenceOnRandomPages() {
+        long seed = System.nanoTime();
+        System.out.println("PageCodecTier0GoldenTest.encoderMatchesTheReferenceOnRandomPages seed = " + seed);
+        SplittableRandom r = new SplittableRandom(seed);
+        byte[] a = new byte[5 + PageCodecTier0.maxEncodedLength(1100)];
+        byte[] b = new byte[a.length];
+        for (int t = 0; t < 6000; t++) {
+            int n = r.nextInt(4) == 0 ? r.nextInt(1, 40) : r.nextInt(1, 1100);
+            int[] p = r.nextInt(4) == 0 ? mixed(r, n) : generate(r, r.nextInt(KINDS), n);
+            int count = r.nextInt(8) == 0 ? r.nextInt(n + 1) : n;
+            int off = r.nextInt(5);
+            int la = PageCodecTier0.encode(p, count, a, off);
+            int lb = Tier0ReferenceEncoder.encode(p, count, b, off);
+            if (la != lb || !java.util.Arrays.equals(a, off, off + la, b, off, off + lb)) {
+                StringBuilder s = new StringBuilder();
+                for (int i = 0; i < count; i++) {
+                    s.append(String.format(Locale.ROOT, "%08x ", p[i]));
+                }
+                throw new AssertionError("seed " + seed + ", page " + t + " (" + count + " points): encoded "
+                        + la + " bytes, the reference " + lb + ": " + s);
+            }
+        }
     }
 }
