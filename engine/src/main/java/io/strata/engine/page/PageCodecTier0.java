@@ -237,9 +237,18 @@ public final class PageCodecTier0 {
         return sn < 0 ? -m : m;
     }
 
+    /** {@link #exp10} of each top byte (the exponent is in the top byte): a look-up per point. */
+    private static final byte[] EXP10_OF_TOP = new byte[256];
+
+    static {
+        for (int top = 0; top < 256; top++) {
+            EXP10_OF_TOP[top] = (byte) exp10(top << 24);
+        }
+    }
+
     /** Value at decimal scale {@code emin}; {@code exp10(sn) - emin} must be in 0..MAX_SPAN. */
     static long scaled(int sn, int emin) {
-        long m = (sn & 0xffffffL) * POW10[exp10(sn) - emin];
+        long m = (sn & 0xffffffL) * POW10[EXP10_OF_TOP[sn >>> 24] - emin];
         return sn < 0 ? -m : m;
     }
 
@@ -287,11 +296,20 @@ public final class PageCodecTier0 {
         return a;
     }
 
-    /** Number of trailing decimal zeros of a non-zero 24-bit mantissa. */
+    /**
+     * Number of trailing decimal zeros of a non-zero 24-bit mantissa: the smaller of its factors 2
+     * and 5. Fives are divided out by multiplying with 5's inverse mod 2^32, which yields m / 5 when
+     * 5 divides m and otherwise a number above (2^32 - 1) / 5 (no division instruction).
+     */
     static int decimalZeros(int m) {
+        int twos = Integer.numberOfTrailingZeros(m);
         int z = 0;
-        while (m % 10 == 0) {
-            m /= 10;
+        while (z < twos) {
+            int q = m * 0xCCCCCCCD;
+            if (Integer.compareUnsigned(q, 0x33333333) > 0) {
+                break;
+            }
+            m = q;
             z++;
         }
         return z;
@@ -362,39 +380,63 @@ public final class PageCodecTier0 {
 
         // ---------------------------------------------------------------- encode
 
+        /*
+         * Encoder scratch, indexed by present point and grown to the largest page this thread has
+         * encoded (decoding threads never allocate it): the present points, their FIXED values V,
+         * their quantum W and their POINT residuals (zigzagged). The passes below compute each of
+         * these once; the body reads them back instead of re-deriving them, divisions included.
+         */
+        private int[] present = new int[0];
+        private long[] values = new long[0];
+        private long[] quantumW = new long[0];
+        private long[] pointU = new long[0];
+
+        private void ensureScratch(int n) {
+            if (present.length < n) {
+                present = new int[n];
+                values = new long[n];
+                quantumW = new long[n];
+                pointU = new long[n];
+            }
+        }
+
         /** Returns the encoded length, or -1 when it would not fit in {@code [start, limit)}. */
         int encodeDecimal(int[] pts, int count, byte[] dst, int start, int limit) {
-            // pass 1: presence, constancy, exponent span, majority candidate for the anchor
+            int pos = start;
+            if (limit - pos < 2) {
+                return -1;
+            }
+            dst[pos++] = CODEC_DECIMAL;
+            int flagsPos = pos++;
+            int i0 = 0;
+            while (i0 < count && pts[i0] == GAP) {
+                i0++;
+            }
+            if (i0 == count) {
+                dst[flagsPos] = GAPS_ALL;
+                return pos - start;
+            }
+
+            // pass 1: the present points into P; constancy, exponent span, majority candidate for the anchor
+            ensureScratch(count);
+            int[] p = present;
+            int first = pts[i0];
             int k = 0;
-            int first = 0;
-            boolean constant = true;
-            boolean topsConst = true;
+            int differ = 0; // OR of (point XOR first): 0 if constant, top byte 0 if the tops are
             int emin = Integer.MAX_VALUE;
             int emax = Integer.MIN_VALUE;
             int cand = 0;
             int votes = 0;
-            for (int i = 0; i < count; i++) {
+            for (int i = i0; i < count; i++) {
                 int sn = pts[i];
                 if (sn == GAP) {
                     continue;
                 }
-                if (k == 0) {
-                    first = sn;
-                }
-                k++;
-                if (sn != first) {
-                    constant = false;
-                    if ((sn ^ first) >>> 24 != 0) {
-                        topsConst = false;
-                    }
-                }
-                int e = exp10(sn);
-                if (e < emin) {
-                    emin = e;
-                }
-                if (e > emax) {
-                    emax = e;
-                }
+                p[k++] = sn;
+                differ |= sn ^ first;
+                int e = EXP10_OF_TOP[sn >>> 24];
+                emin = Math.min(emin, e);
+                emax = Math.max(emax, e);
                 if (votes == 0) {
                     cand = sn;
                     votes = 1;
@@ -403,16 +445,6 @@ public final class PageCodecTier0 {
                 } else {
                     votes--;
                 }
-            }
-            int pos = start;
-            if (limit - pos < 2) {
-                return -1;
-            }
-            dst[pos++] = CODEC_DECIMAL;
-            int flagsPos = pos++;
-            if (k == 0) {
-                dst[flagsPos] = GAPS_ALL;
-                return pos - start;
             }
             int flags = k == count ? GAPS_NONE : GAPS_RUNS;
             if (k < count) {
@@ -444,18 +476,32 @@ public final class PageCodecTier0 {
             if (pos < 0) {
                 return -1;
             }
-            if (constant) {
+            if (differ == 0) {
                 dst[flagsPos] = (byte) (flags | F_CONSTANT);
                 return pos - start;
             }
+            boolean topsConst = differ >>> 24 == 0;
             if (topsConst) {
                 flags |= F_TOPS_CONST;
             }
             boolean fixedOk = emax - emin <= MAX_SPAN;
 
-            // pass 2: anchor usefulness; for FIXED, gcd of deltas, decimal zeros, range and mean
+            // pass 2: anchor usefulness
             int anchorHits = 0;
             int anchorReturns = 0;
+            for (int j = 0; j < k; j++) {
+                if (p[j] == cand) {
+                    anchorHits++;
+                    if (j > 0 && p[j - 1] != cand) {
+                        anchorReturns++;
+                    }
+                }
+            }
+            boolean anchor = anchorReturns >= 3 && anchorHits * 8 >= k;
+            int anchorSn = cand;
+
+            // pass 3, FIXED only: the values V into values[]; gcd of deltas, decimal zeros, range and mean
+            long[] vs = values;
             long g = 0;
             long vmin = Long.MAX_VALUE;
             long vmax = Long.MIN_VALUE;
@@ -464,58 +510,64 @@ public final class PageCodecTier0 {
             int[] zc = zeros;
             java.util.Arrays.fill(zc, 0);
             int maxExceptions = k >> 3;
-            {
-                int prevSn = GAP;
+            if (fixedOk) {
+                // "d % g == 0" without a division: g = 2^gShift * gOdd, and an odd divisor divides d
+                // iff d * inverse(gOdd) (mod 2^64) is at most (2^64 - 1) / gOdd. g changes rarely
+                // (it only shrinks, to a divisor of itself), the test runs for every point.
+                int gShift = 0;
+                long gLow = 0;
+                long gInv = 1;
+                long gMax = -1L;
                 long vp = v0;
-                for (int i = 0; i < count; i++) {
-                    int sn = pts[i];
-                    if (sn == GAP) {
-                        continue;
-                    }
-                    if (sn == cand) {
-                        anchorHits++;
-                        if (prevSn != cand && prevSn != GAP) {
-                            anchorReturns++;
+                long lsum = 0;
+                for (int j = 0; j < k; j++) {
+                    int sn = p[j];
+                    long v = scaled(sn, emin);
+                    vs[j] = v;
+                    long d = v - vp;
+                    vp = v;
+                    if (d != 0 && g != 1) {
+                        if (d < 0) {
+                            d = -d;
+                        }
+                        if (g == 0 || (d & gLow) != 0 || Long.compareUnsigned((d >>> gShift) * gInv, gMax) > 0) {
+                            g = gcd(d, g);
+                            gShift = Long.numberOfTrailingZeros(g);
+                            gLow = (1L << gShift) - 1;
+                            long odd = g >>> gShift;
+                            gInv = inverse(odd);
+                            gMax = Long.divideUnsigned(-1L, odd);
                         }
                     }
-                    prevSn = sn;
-                    if (fixedOk) {
-                        long v = scaled(sn, emin);
-                        long d = v - vp;
-                        vp = v;
-                        if (d != 0 && g != 1) {
-                            if (d < 0) {
-                                d = -d;
-                            }
-                            if (g == 0 || d % g != 0) {
-                                g = gcd(d, g);
-                            }
-                        }
-                        if (v < vmin) {
-                            vmin = v;
-                        }
-                        if (v > vmax) {
-                            vmax = v;
-                        }
-                        vsum += v;
-                        if (zc[0] <= maxExceptions) { // else no quantum can be chosen: stop counting
-                            int m = sn & 0xffffff;
-                            if (m == 0) {
-                                zc[19]++;
-                            } else {
-                                int z = decimalZeros(m) + exp10(sn) - emin;
-                                zc[z > 18 ? 18 : z]++;
-                            }
+                    vmin = Math.min(vmin, v);
+                    vmax = Math.max(vmax, v);
+                    lsum += v;
+                    if (zc[0] <= maxExceptions) { // else no quantum can be chosen: stop counting
+                        int m = sn & 0xffffff;
+                        if (m == 0) {
+                            zc[19]++;
+                        } else {
+                            int z = decimalZeros(m) + EXP10_OF_TOP[sn >>> 24] - emin;
+                            zc[z > 18 ? 18 : z]++;
                         }
                     }
                 }
+                // The mean's sum in double, in point order, as the format's encoder defines it. When
+                // no partial sum can pass 2^53 every step is exact, and equals the long sum.
+                long maxAbs = Math.max(Math.abs(vmin), Math.abs(vmax));
+                if (maxAbs <= (1L << 53) / k) {
+                    vsum = lsum;
+                } else {
+                    for (int j = 0; j < k; j++) {
+                        vsum += vs[j];
+                    }
+                }
             }
-            boolean anchor = anchorReturns >= 3 && anchorHits * 8 >= k;
-            int anchorSn = cand;
 
             // candidates: 0 POINT; 1..3 FIXED gcd (mean, prev, linear); 4..6 FIXED quantum (same)
             long step = Math.max(g, 1);
             long quantum = 0;
+            int quantumExp = 0;
             if (fixedOk && zc[0] <= maxExceptions) {
                 int ok = zc[19];
                 for (int j = 18; j >= 1; j--) {
@@ -524,6 +576,7 @@ public final class PageCodecTier0 {
                         long q = POW10[j];
                         if (step % q != 0) {
                             quantum = q;
+                            quantumExp = j;
                         }
                         break;
                     }
@@ -541,6 +594,8 @@ public final class PageCodecTier0 {
                 }
             }
             boolean anchorQ = anchor && quantum != 0 && Math.floorMod(scaled(anchorSn, emin), quantum) == 0;
+            // A point's cost in each model is the bit length of its zigzagged residual; an anchor hit
+            // (the anchor after another point) costs nothing. One loop per family of candidates.
             long c0 = 0;
             long c1 = 0;
             long c2 = 0;
@@ -550,61 +605,80 @@ public final class PageCodecTier0 {
             long c6 = 0;
             long excCost = 0;
             int exceptions = 0;
-            {
-                int prevSn = first;
+            // POINT. With one exponent on the page, POINT's residual is V - Vprev and "previous" on
+            // the gcd's W is (V - Vprev) / step, never longer: POINT cannot win (ties go to
+            // "previous"), so it is not costed.
+            if (!fixedOk || emin != emax) {
+                long[] us = pointU;
                 long xp = sx(first);
-                int ep = exp10(first);
-                long wg1 = 0;
-                long wg2 = 0;
-                long wq1 = fixedOk && quantum != 0 ? Math.floorDiv(v0 + half, quantum) : 0;
-                long wq2 = 0;
-                int j = 0;
-                for (int i = 0; i < count; i++) {
-                    int sn = pts[i];
-                    if (sn == GAP) {
-                        continue;
-                    }
-                    if (j++ == 0) {
-                        continue;
-                    }
-                    int e = exp10(sn);
+                int ep = EXP10_OF_TOP[first >>> 24];
+                for (int j = 1; j < k; j++) {
+                    int sn = p[j];
+                    int e = EXP10_OF_TOP[sn >>> 24];
                     long x = sx(sn);
-                    boolean hit = anchor && sn == anchorSn && sn != prevSn;
-                    if (!hit) {
-                        c0 += bitLength(zigzag(x - rescale(xp, ep - e)));
+                    long u = zigzag(x - rescale(xp, ep - e));
+                    us[j] = u;
+                    if (!(anchor && sn == anchorSn && sn != p[j - 1])) {
+                        c0 += bitLength(u);
                     }
-                    prevSn = sn;
                     xp = x;
                     ep = e;
-                    if (!fixedOk) {
-                        continue;
-                    }
-                    long v = scaled(sn, emin);
-                    long wg = step == 1 ? v - v0 : (v - v0) / step;
-                    if (!hit) {
+                }
+            } else {
+                c0 = Long.MAX_VALUE;
+            }
+            // FIXED gcd: W = (V - V0) / step, an exact division, done as a multiplication (below)
+            int stepShift = Long.numberOfTrailingZeros(step);
+            long stepInv = inverse(step >>> stepShift);
+            if (fixedOk) {
+                long wg1 = 0;
+                long wg2 = 0; // = wg1, so that "linear" predicts the second point from the first alone
+                for (int j = 1; j < k; j++) {
+                    long wg = ((vs[j] - v0) >> stepShift) * stepInv;
+                    int sn = p[j];
+                    if (!(anchor && sn == anchorSn && sn != p[j - 1])) {
                         c1 += bitLength(zigzag(wg - meanG));
                         c2 += bitLength(zigzag(wg - wg1));
-                        c3 += bitLength(zigzag(j > 2 ? wg - 2 * wg1 + wg2 : wg - wg1));
+                        c3 += bitLength(zigzag(wg - 2 * wg1 + wg2));
                     }
                     wg2 = wg1;
                     wg1 = wg;
-                    if (quantum != 0) {
-                        long wq = Math.floorDiv(v + half, quantum);
-                        if (!(hit && anchorQ)) {
-                            c4 += bitLength(zigzag(wq - meanQ));
-                            c5 += bitLength(zigzag(wq - wq1));
-                            c6 += bitLength(zigzag(j > 2 ? wq - 2 * wq1 + wq2 : wq - wq1));
-                        }
-                        long r = v - wq * quantum;
-                        if (r != 0) {
-                            exceptions++;
-                            excCost += 8 + 8L * varLength(zigzag(r));
-                        }
-                        wq2 = wq1;
-                        wq1 = wq;
-                    }
                 }
             }
+            // FIXED quantum: W = floor((V + quantum / 2) / quantum), into quantumW[]. For the (at least
+            // 7/8) multiples of the quantum, W = V / quantum: exact, by shift and multiplication (an
+            // odd q divides y iff y * inverse(q) mod 2^64 is a quotient in range); the rest are the
+            // exceptions and divide.
+            if (fixedOk && quantum != 0) {
+                long[] wqs = quantumW;
+                long q5 = quantum >>> quantumExp; // 5^quantumExp
+                long qInv = inverse(q5);
+                long qLo = Long.MIN_VALUE / q5;
+                long qHi = Long.MAX_VALUE / q5;
+                long qLow = (1L << quantumExp) - 1;
+                long wq1 = Math.floorDiv(v0 + half, quantum);
+                wqs[0] = wq1;
+                long wq2 = wq1;
+                for (int j = 1; j < k; j++) {
+                    long v = vs[j];
+                    long wq = (v >> quantumExp) * qInv;
+                    if ((v & qLow) != 0 || wq < qLo || wq > qHi) {
+                        wq = Math.floorDiv(v + half, quantum);
+                        exceptions++;
+                        excCost += 8 + 8L * varLength(zigzag(v - wq * quantum));
+                    }
+                    wqs[j] = wq;
+                    int sn = p[j];
+                    if (!(anchorQ && sn == anchorSn && sn != p[j - 1])) {
+                        c4 += bitLength(zigzag(wq - meanQ));
+                        c5 += bitLength(zigzag(wq - wq1));
+                        c6 += bitLength(zigzag(wq - 2 * wq1 + wq2));
+                    }
+                    wq2 = wq1;
+                    wq1 = wq;
+                }
+            }
+
             int best = 0;
             long bestCost = c0;
             if (fixedOk) {
@@ -645,7 +719,6 @@ public final class PageCodecTier0 {
             boolean useAnchor = quant ? anchorQ : anchor;
             long s = quant ? quantum : step;
             long base = quant ? 0 : v0;
-            long halfS = s >> 1;
             long mean = quant ? meanQ : meanG;
             flags |= point ? F_POINT : pred << PRED_SHIFT;
             if (useAnchor) {
@@ -664,23 +737,15 @@ public final class PageCodecTier0 {
                 }
                 pos = putVar(dst, pos, limit, quant ? exceptions : 0);
                 if (quant && exceptions > 0) {
-                    int j = 0;
+                    long[] wqs = quantumW;
                     int last = 0;
-                    for (int i = 0; i < count && pos >= 0; i++) {
-                        int sn = pts[i];
-                        if (sn == GAP) {
-                            continue;
+                    for (int j = 1; j < k && pos >= 0; j++) {
+                        long r = vs[j] - wqs[j] * quantum;
+                        if (r != 0) {
+                            pos = putVar(dst, pos, limit, j - last - 1);
+                            pos = putVar(dst, pos, limit, zigzag(r));
+                            last = j;
                         }
-                        if (j > 0) {
-                            long v = scaled(sn, emin);
-                            long r = v - Math.floorDiv(v + halfS, s) * s;
-                            if (r != 0) {
-                                pos = putVar(dst, pos, limit, j - last - 1);
-                                pos = putVar(dst, pos, limit, zigzag(r));
-                                last = j;
-                            }
-                        }
-                        j++;
                     }
                 }
             }
@@ -691,31 +756,23 @@ public final class PageCodecTier0 {
 
             // body
             startEncoder(dst, pos, limit);
-            int prevSn = first;
+            long[] us = pointU;
+            long[] wqs = quantumW;
             int prevTop = first >>> 24;
-            long xp = sx(first);
-            int ep = exp10(first);
-            long w1 = point ? 0 : Math.floorDiv(v0 - base + halfS, s);
-            long w2 = 0;
+            long w1 = quant ? wqs[0] : 0; // the first point's W; 0 for the gcd's
+            long w2 = w1;
             int ctx = 0;
-            int j = 0;
-            for (int i = 0; i < count; i++) {
-                int sn = pts[i];
-                if (sn == GAP) {
-                    continue;
-                }
-                if (j++ == 0) {
-                    continue;
-                }
+            for (int j = 1; j < k; j++) {
+                int sn = p[j];
                 long u;
-                long w = 0;
-                int e = exp10(sn);
                 if (point) {
-                    u = zigzag(sx(sn) - rescale(xp, ep - e));
+                    u = us[j];
                 } else {
-                    w = s == 1 ? scaled(sn, emin) - base : Math.floorDiv(scaled(sn, emin) - base + halfS, s);
-                    long p = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : j > 2 ? 2 * w1 - w2 : w1;
-                    u = zigzag(w - p);
+                    long w = quant ? wqs[j] : ((vs[j] - v0) >> stepShift) * stepInv;
+                    long pw = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : 2 * w1 - w2;
+                    u = zigzag(w - pw);
+                    w2 = w1;
+                    w1 = w;
                 }
                 int sym = useAnchor && u != 0 && sn == anchorSn ? SYM_ANCHOR : bitLength(u);
                 encodeSymbol(ctx, sym);
@@ -731,18 +788,22 @@ public final class PageCodecTier0 {
                 } else {
                     ctx = 0;
                 }
-                prevSn = sn;
                 prevTop = top;
-                xp = sx(sn);
-                ep = e;
-                w2 = w1;
-                w1 = w;
                 if (overflow) {
                     return -1;
                 }
             }
             int end = finishEncoder(limit);
             return end < 0 ? -1 : end - start;
+        }
+
+        /** The inverse of an odd {@code a} modulo 2^64 (Newton's iteration, 3 bits to 96). */
+        static long inverse(long a) {
+            long x = a; // a * a = 1 (mod 8)
+            for (int i = 0; i < 5; i++) {
+                x *= 2 - a * x;
+            }
+            return x;
         }
 
         static long clamp(long v, long lo, long hi) {
