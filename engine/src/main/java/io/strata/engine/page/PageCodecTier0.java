@@ -332,11 +332,28 @@ public final class PageCodecTier0 {
         /** Histogram of decimal trailing zeros, 0..18 and 19 = value zero. */
         final int[] zeros = new int[20];
 
-        void encodeSymbol(int ctx, int sym) {
-            encodeBit(P_ZERO + ctx, sym == 0 ? 0 : 1);
-            if (sym != 0) {
-                encodeTree(P_TREE + (ctx << 6), sym == SYM_ANCHOR ? 62 : sym - 1, 6);
+        /**
+         * The decisions (see {@link #encodeDecisions}) that code each symbol in each context: the
+         * "s != 0" bit, then the 6-bit tree; {@code SYMBOL_LENGTH} of them at {@code SYMBOL_DECISIONS[(ctx << 6 | sym) << 3]}.
+         */
+        private static final char[] SYMBOL_DECISIONS = new char[2 * 64 * 8];
+
+        static {
+            for (int ctx = 0; ctx < 2; ctx++) {
+                for (int sym = 0; sym < 64; sym++) {
+                    int at = (ctx << 6 | sym) << 3;
+                    SYMBOL_DECISIONS[at] = (char) ((P_ZERO + ctx) << 1 | (sym == 0 ? 0 : 1));
+                    if (sym != 0) {
+                        listTree(SYMBOL_DECISIONS, at + 1, P_TREE + (ctx << 6), sym == SYM_ANCHOR ? 62 : sym - 1, 6);
+                    }
+                }
             }
+        }
+
+        /** Lists the decisions that code symbol {@code sym} in context {@code ctx} at {@code d[n]}; returns the new end. */
+        static int listSymbol(char[] d, int n, int ctx, int sym) {
+            System.arraycopy(SYMBOL_DECISIONS, (ctx << 6 | sym) << 3, d, n, 7);
+            return sym == 0 ? n + 1 : n + 7;
         }
 
         /** Context of the "top differs" bit: how large the residual just coded was. */
@@ -344,13 +361,25 @@ public final class PageCodecTier0 {
             return P_TOP_SAME + (sym == 0 ? 0 : sym < 8 ? 1 : sym < 16 ? 2 : sym < 22 ? 3 : 4);
         }
 
-        void encodeTop(int top, int prevTop, int sym) {
+        /** Lists the decisions that code a point's top after symbol {@code sym}; returns the new end. */
+        static int listTop(char[] d, int n, int top, int prevTop, int sym) {
             if (top == prevTop) {
-                encodeBit(topContext(sym), 0);
-            } else {
-                encodeBit(topContext(sym), 1);
-                encodeTree(P_TOP_LIT, top ^ prevTop, 8);
+                d[n] = (char) (topContext(sym) << 1);
+                return n + 1;
             }
+            d[n] = (char) (topContext(sym) << 1 | 1);
+            return listTree(d, n + 1, P_TOP_LIT, top ^ prevTop, 8);
+        }
+
+        /** Lists the low {@code levels} bits of {@code value}, high bit first, in the tree at {@code base}. */
+        static int listTree(char[] d, int n, int base, int value, int levels) {
+            int node = 1;
+            for (int lv = levels - 1; lv >= 0; lv--) {
+                int b = (value >>> lv) & 1;
+                d[n++] = (char) ((base + node) << 1 | b);
+                node = (node << 1) | b;
+            }
+            return n;
         }
 
         // ---------------------------------------------------------------- decoder models
@@ -390,6 +419,8 @@ public final class PageCodecTier0 {
         private long[] values = new long[0];
         private long[] quantumW = new long[0];
         private long[] pointU = new long[0];
+        /** The body's range-coded decisions: at most 16 a point (symbol 1 + 6, top 1 + 8). */
+        private char[] decisions = new char[0];
 
         private void ensureScratch(int n) {
             if (present.length < n) {
@@ -397,6 +428,7 @@ public final class PageCodecTier0 {
                 values = new long[n];
                 quantumW = new long[n];
                 pointU = new long[n];
+                decisions = new char[16 * n];
             }
         }
 
@@ -754,10 +786,14 @@ public final class PageCodecTier0 {
             }
             dst[flagsPos] = (byte) flags;
 
-            // body
+            // body. The model lists every point's range-coded decisions and sends its raw bits to
+            // their stream (which only meets the range coder's at the end, so the order does not
+            // matter); then the coder codes the decisions in one loop.
             startEncoder(dst, pos, limit);
             long[] us = pointU;
             long[] wqs = quantumW;
+            char[] dec = decisions;
+            int nd = 0;
             int prevTop = first >>> 24;
             long w1 = quant ? wqs[0] : 0; // the first point's W; 0 for the gcd's
             long w2 = w1;
@@ -775,11 +811,11 @@ public final class PageCodecTier0 {
                     w1 = w;
                 }
                 int sym = useAnchor && u != 0 && sn == anchorSn ? SYM_ANCHOR : bitLength(u);
-                encodeSymbol(ctx, sym);
+                nd = listSymbol(dec, nd, ctx, sym);
                 int top = sn >>> 24;
                 if (sym != SYM_ANCHOR) {
                     if (!topsConst) {
-                        encodeTop(top, prevTop, sym);
+                        nd = listTop(dec, nd, top, prevTop, sym);
                     }
                     if (sym >= 2) {
                         putRaw(u, sym - 1);
@@ -789,10 +825,11 @@ public final class PageCodecTier0 {
                     ctx = 0;
                 }
                 prevTop = top;
-                if (overflow) {
+                if (overflow) { // the raw bits alone do not fit
                     return -1;
                 }
             }
+            encodeDecisions(dec, nd);
             int end = finishEncoder(limit);
             return end < 0 ? -1 : end - start;
         }
