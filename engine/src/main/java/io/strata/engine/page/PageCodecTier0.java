@@ -532,16 +532,13 @@ public final class PageCodecTier0 {
             boolean anchor = anchorReturns >= 3 && anchorHits * 8 >= k;
             int anchorSn = cand;
 
-            // pass 3, FIXED only: the values V into values[]; gcd of deltas, decimal zeros, range and mean
+            // pass 3, FIXED only: the values V into values[]; gcd of deltas, range and mean
             long[] vs = values;
             long g = 0;
             long vmin = Long.MAX_VALUE;
             long vmax = Long.MIN_VALUE;
             double vsum = 0;
             long v0 = fixedOk ? scaled(first, emin) : 0;
-            int[] zc = zeros;
-            java.util.Arrays.fill(zc, 0);
-            int maxExceptions = k >> 3;
             if (fixedOk) {
                 // "d % g == 0" without a division: g = 2^gShift * gOdd, and an odd divisor divides d
                 // iff d * inverse(gOdd) (mod 2^64) is at most (2^64 - 1) / gOdd. g changes rarely
@@ -574,15 +571,6 @@ public final class PageCodecTier0 {
                     vmin = Math.min(vmin, v);
                     vmax = Math.max(vmax, v);
                     lsum += v;
-                    if (zc[0] <= maxExceptions) { // else no quantum can be chosen: stop counting
-                        int m = sn & 0xffffff;
-                        if (m == 0) {
-                            zc[19]++;
-                        } else {
-                            int z = decimalZeros(m) + EXP10_OF_TOP[sn >>> 24] - emin;
-                            zc[z > 18 ? 18 : z]++;
-                        }
-                    }
                 }
                 // The mean's sum in double, in point order, as the format's encoder defines it. When
                 // no partial sum can pass 2^53 every step is exact, and equals the long sum.
@@ -598,18 +586,38 @@ public final class PageCodecTier0 {
 
             // candidates: 0 POINT; 1..3 FIXED gcd (mean, prev, linear); 4..6 FIXED quantum (same)
             long step = Math.max(g, 1);
+            // The quantum is the largest power of ten 10^j (j = 1..18) that divides all values but at
+            // most k/8 (the exceptions), if the step is not a multiple of it (else the gcd model is
+            // as good). The step is a multiple of 10^j exactly for j <= jStep, its own decimal zeros,
+            // so a quantum exists iff 10^(jStep + 1) divides enough values: a divisibility test per
+            // value, which most pages fail within a few dozen values. Only pages that pass take the
+            // histogram of their values' decimal zeros, to find the largest such j.
             long quantum = 0;
             int quantumExp = 0;
-            if (fixedOk && zc[0] <= maxExceptions) {
+            int maxExceptions = k >> 3;
+            int jStep = 0;
+            while (step % POW10[jStep + 1] == 0) {
+                jStep++;
+            }
+            if (fixedOk && jStep < 18 && pow10Divides(jStep + 1, vs, k, maxExceptions)) {
+                int[] zc = zeros;
+                java.util.Arrays.fill(zc, 0);
+                for (int j = 0; j < k; j++) {
+                    int sn = p[j];
+                    int m = sn & 0xffffff;
+                    if (m == 0) {
+                        zc[19]++;
+                    } else {
+                        int z = decimalZeros(m) + EXP10_OF_TOP[sn >>> 24] - emin;
+                        zc[z > 18 ? 18 : z]++;
+                    }
+                }
                 int ok = zc[19];
-                for (int j = 18; j >= 1; j--) {
+                for (int j = 18; j > jStep; j--) {
                     ok += zc[j];
                     if (ok >= k - maxExceptions) {
-                        long q = POW10[j];
-                        if (step % q != 0) {
-                            quantum = q;
-                            quantumExp = j;
-                        }
+                        quantum = POW10[j];
+                        quantumExp = j;
                         break;
                     }
                 }
@@ -832,6 +840,29 @@ public final class PageCodecTier0 {
             encodeDecisions(dec, nd);
             int end = finishEncoder(limit);
             return end < 0 ? -1 : end - start;
+        }
+
+        /**
+         * Whether 10^j (j = 1..18) divides all of {@code vs[0, k)} but at most {@code maxMisses}.
+         * 10^j = 2^j 5^j, and an odd q divides y iff y * inverse(q) mod 2^64 is a quotient in range.
+         */
+        static boolean pow10Divides(int j, long[] vs, int k, int maxMisses) {
+            long q5 = POW10[j] >>> j;
+            long inv = inverse(q5);
+            long lo = Long.MIN_VALUE / q5;
+            long hi = Long.MAX_VALUE / q5;
+            long low = (1L << j) - 1;
+            int misses = 0;
+            for (int i = 0; i < k; i++) {
+                long v = vs[i];
+                long q = (v >> j) * inv;
+                if ((v & low) != 0 || q < lo || q > hi) {
+                    if (++misses > maxMisses) {
+                        return false;
+                    }
+                }
+            }
+            return true;
         }
 
         /** The inverse of an odd {@code a} modulo 2^64 (Newton's iteration, 3 bits to 96). */
