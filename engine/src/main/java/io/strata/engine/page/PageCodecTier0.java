@@ -296,25 +296,6 @@ public final class PageCodecTier0 {
         return a;
     }
 
-    /**
-     * Number of trailing decimal zeros of a non-zero 24-bit mantissa: the smaller of its factors 2
-     * and 5. Fives are divided out by multiplying with 5's inverse mod 2^32, which yields m / 5 when
-     * 5 divides m and otherwise a number above (2^32 - 1) / 5 (no division instruction).
-     */
-    static int decimalZeros(int m) {
-        int twos = Integer.numberOfTrailingZeros(m);
-        int z = 0;
-        while (z < twos) {
-            int q = m * 0xCCCCCCCD;
-            if (Integer.compareUnsigned(q, 0x33333333) > 0) {
-                break;
-            }
-            m = q;
-            z++;
-        }
-        return z;
-    }
-
     // ------------------------------------------------------------------------------- coder
 
     /** Per-thread state: probabilities, range coder and raw-bit stream, for one page at a time. */
@@ -329,8 +310,6 @@ public final class PageCodecTier0 {
         Coder() {
             super(N_PROBS, MOVE_BITS, false);
         }
-        /** Histogram of decimal trailing zeros, 0..18 and 19 = value zero. */
-        final int[] zeros = new int[20];
 
         /**
          * The decisions (see {@link #encodeDecisions}) that code each symbol in each context: the
@@ -588,38 +567,21 @@ public final class PageCodecTier0 {
             long step = Math.max(g, 1);
             // The quantum is the largest power of ten 10^j (j = 1..18) that divides all values but at
             // most k/8 (the exceptions), if the step is not a multiple of it (else the gcd model is
-            // as good). The step is a multiple of 10^j exactly for j <= jStep, its own decimal zeros,
-            // so a quantum exists iff 10^(jStep + 1) divides enough values: a divisibility test per
-            // value, which most pages fail within a few dozen values. Only pages that pass take the
-            // histogram of their values' decimal zeros, to find the largest such j.
+            // as good). The step is a multiple of 10^j exactly up to its own decimal zeros, and the
+            // values that 10^j divides only get fewer as j grows: so try the step's zeros + 1, which
+            // most pages fail within a few dozen values, and go up from there while enough divide.
             long quantum = 0;
             int quantumExp = 0;
             int maxExceptions = k >> 3;
-            int jStep = 0;
-            while (step % POW10[jStep + 1] == 0) {
-                jStep++;
-            }
-            if (fixedOk && jStep < 18 && pow10Divides(jStep + 1, vs, k, maxExceptions)) {
-                int[] zc = zeros;
-                java.util.Arrays.fill(zc, 0);
-                for (int j = 0; j < k; j++) {
-                    int sn = p[j];
-                    int m = sn & 0xffffff;
-                    if (m == 0) {
-                        zc[19]++;
-                    } else {
-                        int z = decimalZeros(m) + EXP10_OF_TOP[sn >>> 24] - emin;
-                        zc[z > 18 ? 18 : z]++;
-                    }
+            if (fixedOk) {
+                int j = 0;
+                while (step % POW10[j + 1] == 0) {
+                    j++;
                 }
-                int ok = zc[19];
-                for (int j = 18; j > jStep; j--) {
-                    ok += zc[j];
-                    if (ok >= k - maxExceptions) {
-                        quantum = POW10[j];
-                        quantumExp = j;
-                        break;
-                    }
+                while (j < 18 && pow10Divides(j + 1, vs, k, maxExceptions)) {
+                    j++;
+                    quantum = POW10[j];
+                    quantumExp = j;
                 }
             }
             long meanG = 0;
