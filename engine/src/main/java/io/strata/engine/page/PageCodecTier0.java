@@ -428,33 +428,52 @@ public final class PageCodecTier0 {
                 return pos - start;
             }
 
-            // pass 1: the present points into P; constancy, exponent span, majority candidate for the anchor
-            ensureScratch(count);
-            int[] p = present;
+            // pass 0: the run of points equal to the first (or gaps) that starts the page; on a
+            // constant page (half of a real node's) it is the page, and the only pass
             int first = pts[i0];
-            int k = 0;
-            int differ = 0; // OR of (point XOR first): 0 if constant, top byte 0 if the tops are
-            int emin = Integer.MAX_VALUE;
-            int emax = Integer.MIN_VALUE;
-            int cand = 0;
-            int votes = 0;
-            for (int i = i0; i < count; i++) {
-                int sn = pts[i];
-                if (sn == GAP) {
-                    continue;
+            int gaps = i0;
+            int i1 = i0 + 1;
+            for (; i1 < count; i1++) {
+                int sn = pts[i1];
+                if (sn != first) {
+                    if (sn != GAP) {
+                        break;
+                    }
+                    gaps++;
                 }
-                p[k++] = sn;
-                differ |= sn ^ first;
-                int e = EXP10_OF_TOP[sn >>> 24];
-                emin = Math.min(emin, e);
-                emax = Math.max(emax, e);
-                if (votes == 0) {
-                    cand = sn;
-                    votes = 1;
-                } else if (sn == cand) {
-                    votes++;
-                } else {
-                    votes--;
+            }
+            int k = i1 - gaps; // present points so far, all equal to the first
+
+            // pass 1, unless constant: the present points into P; constancy of the tops, exponent span,
+            // majority candidate for the anchor (Boyer-Moore vote), carried on from the first run
+            int[] p = present;
+            int differ = 0; // OR of (point XOR first): 0 if constant, top byte 0 if the tops are
+            int emin = EXP10_OF_TOP[first >>> 24];
+            int emax = emin;
+            int cand = first;
+            int votes = k;
+            if (i1 < count) {
+                ensureScratch(count);
+                p = present;
+                java.util.Arrays.fill(p, 0, k, first);
+                for (int i = i1; i < count; i++) {
+                    int sn = pts[i];
+                    if (sn == GAP) {
+                        continue;
+                    }
+                    p[k++] = sn;
+                    differ |= sn ^ first;
+                    int e = EXP10_OF_TOP[sn >>> 24];
+                    emin = Math.min(emin, e);
+                    emax = Math.max(emax, e);
+                    if (votes == 0) {
+                        cand = sn;
+                        votes = 1;
+                    } else if (sn == cand) {
+                        votes++;
+                    } else {
+                        votes--;
+                    }
                 }
             }
             int flags = k == count ? GAPS_NONE : GAPS_RUNS;
