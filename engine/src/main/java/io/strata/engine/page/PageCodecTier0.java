@@ -237,9 +237,18 @@ public final class PageCodecTier0 {
         return sn < 0 ? -m : m;
     }
 
+    /** {@link #exp10} of each top byte (the exponent is in the top byte): a look-up per point. */
+    private static final byte[] EXP10_OF_TOP = new byte[256];
+
+    static {
+        for (int top = 0; top < 256; top++) {
+            EXP10_OF_TOP[top] = (byte) exp10(top << 24);
+        }
+    }
+
     /** Value at decimal scale {@code emin}; {@code exp10(sn) - emin} must be in 0..MAX_SPAN. */
     static long scaled(int sn, int emin) {
-        long m = (sn & 0xffffffL) * POW10[exp10(sn) - emin];
+        long m = (sn & 0xffffffL) * POW10[EXP10_OF_TOP[sn >>> 24] - emin];
         return sn < 0 ? -m : m;
     }
 
@@ -287,16 +296,6 @@ public final class PageCodecTier0 {
         return a;
     }
 
-    /** Number of trailing decimal zeros of a non-zero 24-bit mantissa. */
-    static int decimalZeros(int m) {
-        int z = 0;
-        while (m % 10 == 0) {
-            m /= 10;
-            z++;
-        }
-        return z;
-    }
-
     // ------------------------------------------------------------------------------- coder
 
     /** Per-thread state: probabilities, range coder and raw-bit stream, for one page at a time. */
@@ -311,14 +310,29 @@ public final class PageCodecTier0 {
         Coder() {
             super(N_PROBS, MOVE_BITS, false);
         }
-        /** Histogram of decimal trailing zeros, 0..18 and 19 = value zero. */
-        final int[] zeros = new int[20];
 
-        void encodeSymbol(int ctx, int sym) {
-            encodeBit(P_ZERO + ctx, sym == 0 ? 0 : 1);
-            if (sym != 0) {
-                encodeTree(P_TREE + (ctx << 6), sym == SYM_ANCHOR ? 62 : sym - 1, 6);
+        /**
+         * The decisions (see {@link #encodeDecisions}) that code each symbol in each context: the
+         * "s != 0" bit, then the 6-bit tree; {@code SYMBOL_LENGTH} of them at {@code SYMBOL_DECISIONS[(ctx << 6 | sym) << 3]}.
+         */
+        private static final char[] SYMBOL_DECISIONS = new char[2 * 64 * 8];
+
+        static {
+            for (int ctx = 0; ctx < 2; ctx++) {
+                for (int sym = 0; sym < 64; sym++) {
+                    int at = (ctx << 6 | sym) << 3;
+                    SYMBOL_DECISIONS[at] = (char) ((P_ZERO + ctx) << 1 | (sym == 0 ? 0 : 1));
+                    if (sym != 0) {
+                        listTree(SYMBOL_DECISIONS, at + 1, P_TREE + (ctx << 6), sym == SYM_ANCHOR ? 62 : sym - 1, 6);
+                    }
+                }
             }
+        }
+
+        /** Lists the decisions that code symbol {@code sym} in context {@code ctx} at {@code d[n]}; returns the new end. */
+        static int listSymbol(char[] d, int n, int ctx, int sym) {
+            System.arraycopy(SYMBOL_DECISIONS, (ctx << 6 | sym) << 3, d, n, 7);
+            return sym == 0 ? n + 1 : n + 7;
         }
 
         /** Context of the "top differs" bit: how large the residual just coded was. */
@@ -326,13 +340,25 @@ public final class PageCodecTier0 {
             return P_TOP_SAME + (sym == 0 ? 0 : sym < 8 ? 1 : sym < 16 ? 2 : sym < 22 ? 3 : 4);
         }
 
-        void encodeTop(int top, int prevTop, int sym) {
+        /** Lists the decisions that code a point's top after symbol {@code sym}; returns the new end. */
+        static int listTop(char[] d, int n, int top, int prevTop, int sym) {
             if (top == prevTop) {
-                encodeBit(topContext(sym), 0);
-            } else {
-                encodeBit(topContext(sym), 1);
-                encodeTree(P_TOP_LIT, top ^ prevTop, 8);
+                d[n] = (char) (topContext(sym) << 1);
+                return n + 1;
             }
+            d[n] = (char) (topContext(sym) << 1 | 1);
+            return listTree(d, n + 1, P_TOP_LIT, top ^ prevTop, 8);
+        }
+
+        /** Lists the low {@code levels} bits of {@code value}, high bit first, in the tree at {@code base}. */
+        static int listTree(char[] d, int n, int base, int value, int levels) {
+            int node = 1;
+            for (int lv = levels - 1; lv >= 0; lv--) {
+                int b = (value >>> lv) & 1;
+                d[n++] = (char) ((base + node) << 1 | b);
+                node = (node << 1) | b;
+            }
+            return n;
         }
 
         // ---------------------------------------------------------------- decoder models
@@ -362,57 +388,93 @@ public final class PageCodecTier0 {
 
         // ---------------------------------------------------------------- encode
 
+        /*
+         * Encoder scratch, indexed by present point and grown to the largest page this thread has
+         * encoded (decoding threads never allocate it): the present points, their FIXED values V,
+         * their quantum W and their POINT residuals (zigzagged). The passes below compute each of
+         * these once; the body reads them back instead of re-deriving them, divisions included.
+         */
+        private int[] present = new int[0];
+        private long[] values = new long[0];
+        private long[] quantumW = new long[0];
+        private long[] pointU = new long[0];
+        /** The body's range-coded decisions: at most 16 a point (symbol 1 + 6, top 1 + 8). */
+        private char[] decisions = new char[0];
+
+        private void ensureScratch(int n) {
+            if (present.length < n) {
+                present = new int[n];
+                values = new long[n];
+                quantumW = new long[n];
+                pointU = new long[n];
+                decisions = new char[16 * n];
+            }
+        }
+
         /** Returns the encoded length, or -1 when it would not fit in {@code [start, limit)}. */
         int encodeDecimal(int[] pts, int count, byte[] dst, int start, int limit) {
-            // pass 1: presence, constancy, exponent span, majority candidate for the anchor
-            int k = 0;
-            int first = 0;
-            boolean constant = true;
-            boolean topsConst = true;
-            int emin = Integer.MAX_VALUE;
-            int emax = Integer.MIN_VALUE;
-            int cand = 0;
-            int votes = 0;
-            for (int i = 0; i < count; i++) {
-                int sn = pts[i];
-                if (sn == GAP) {
-                    continue;
-                }
-                if (k == 0) {
-                    first = sn;
-                }
-                k++;
-                if (sn != first) {
-                    constant = false;
-                    if ((sn ^ first) >>> 24 != 0) {
-                        topsConst = false;
-                    }
-                }
-                int e = exp10(sn);
-                if (e < emin) {
-                    emin = e;
-                }
-                if (e > emax) {
-                    emax = e;
-                }
-                if (votes == 0) {
-                    cand = sn;
-                    votes = 1;
-                } else if (sn == cand) {
-                    votes++;
-                } else {
-                    votes--;
-                }
-            }
             int pos = start;
             if (limit - pos < 2) {
                 return -1;
             }
             dst[pos++] = CODEC_DECIMAL;
             int flagsPos = pos++;
-            if (k == 0) {
+            int i0 = 0;
+            while (i0 < count && pts[i0] == GAP) {
+                i0++;
+            }
+            if (i0 == count) {
                 dst[flagsPos] = GAPS_ALL;
                 return pos - start;
+            }
+
+            // pass 0: the run of points equal to the first (or gaps) that starts the page; on a
+            // constant page (half of a real node's) it is the page, and the only pass
+            int first = pts[i0];
+            int gaps = i0;
+            int i1 = i0 + 1;
+            for (; i1 < count; i1++) {
+                int sn = pts[i1];
+                if (sn != first) {
+                    if (sn != GAP) {
+                        break;
+                    }
+                    gaps++;
+                }
+            }
+            int k = i1 - gaps; // present points so far, all equal to the first
+
+            // pass 1, unless constant: the present points into P; constancy of the tops, exponent span,
+            // majority candidate for the anchor (Boyer-Moore vote), carried on from the first run
+            int[] p = present;
+            int differ = 0; // OR of (point XOR first): 0 if constant, top byte 0 if the tops are
+            int emin = EXP10_OF_TOP[first >>> 24];
+            int emax = emin;
+            int cand = first;
+            int votes = k;
+            if (i1 < count) {
+                ensureScratch(count);
+                p = present;
+                java.util.Arrays.fill(p, 0, k, first);
+                for (int i = i1; i < count; i++) {
+                    int sn = pts[i];
+                    if (sn == GAP) {
+                        continue;
+                    }
+                    p[k++] = sn;
+                    differ |= sn ^ first;
+                    int e = EXP10_OF_TOP[sn >>> 24];
+                    emin = Math.min(emin, e);
+                    emax = Math.max(emax, e);
+                    if (votes == 0) {
+                        cand = sn;
+                        votes = 1;
+                    } else if (sn == cand) {
+                        votes++;
+                    } else {
+                        votes--;
+                    }
+                }
             }
             int flags = k == count ? GAPS_NONE : GAPS_RUNS;
             if (k < count) {
@@ -444,89 +506,101 @@ public final class PageCodecTier0 {
             if (pos < 0) {
                 return -1;
             }
-            if (constant) {
+            if (differ == 0) {
                 dst[flagsPos] = (byte) (flags | F_CONSTANT);
                 return pos - start;
             }
+            boolean topsConst = differ >>> 24 == 0;
             if (topsConst) {
                 flags |= F_TOPS_CONST;
             }
             boolean fixedOk = emax - emin <= MAX_SPAN;
 
-            // pass 2: anchor usefulness; for FIXED, gcd of deltas, decimal zeros, range and mean
+            // pass 2: anchor usefulness
             int anchorHits = 0;
             int anchorReturns = 0;
-            long g = 0;
-            long vmin = Long.MAX_VALUE;
-            long vmax = Long.MIN_VALUE;
-            double vsum = 0;
-            long v0 = fixedOk ? scaled(first, emin) : 0;
-            int[] zc = zeros;
-            java.util.Arrays.fill(zc, 0);
-            int maxExceptions = k >> 3;
-            {
-                int prevSn = GAP;
-                long vp = v0;
-                for (int i = 0; i < count; i++) {
-                    int sn = pts[i];
-                    if (sn == GAP) {
-                        continue;
-                    }
-                    if (sn == cand) {
-                        anchorHits++;
-                        if (prevSn != cand && prevSn != GAP) {
-                            anchorReturns++;
-                        }
-                    }
-                    prevSn = sn;
-                    if (fixedOk) {
-                        long v = scaled(sn, emin);
-                        long d = v - vp;
-                        vp = v;
-                        if (d != 0 && g != 1) {
-                            if (d < 0) {
-                                d = -d;
-                            }
-                            if (g == 0 || d % g != 0) {
-                                g = gcd(d, g);
-                            }
-                        }
-                        if (v < vmin) {
-                            vmin = v;
-                        }
-                        if (v > vmax) {
-                            vmax = v;
-                        }
-                        vsum += v;
-                        if (zc[0] <= maxExceptions) { // else no quantum can be chosen: stop counting
-                            int m = sn & 0xffffff;
-                            if (m == 0) {
-                                zc[19]++;
-                            } else {
-                                int z = decimalZeros(m) + exp10(sn) - emin;
-                                zc[z > 18 ? 18 : z]++;
-                            }
-                        }
+            for (int j = 0; j < k; j++) {
+                if (p[j] == cand) {
+                    anchorHits++;
+                    if (j > 0 && p[j - 1] != cand) {
+                        anchorReturns++;
                     }
                 }
             }
             boolean anchor = anchorReturns >= 3 && anchorHits * 8 >= k;
             int anchorSn = cand;
 
+            // pass 3, FIXED only: the values V into values[]; gcd of deltas, range and mean
+            long[] vs = values;
+            long g = 0;
+            long vmin = Long.MAX_VALUE;
+            long vmax = Long.MIN_VALUE;
+            double vsum = 0;
+            long v0 = fixedOk ? scaled(first, emin) : 0;
+            if (fixedOk) {
+                // "d % g == 0" without a division: g = 2^gShift * gOdd, and an odd divisor divides d
+                // iff d * inverse(gOdd) (mod 2^64) is at most (2^64 - 1) / gOdd. g changes rarely
+                // (it only shrinks, to a divisor of itself), the test runs for every point.
+                int gShift = 0;
+                long gLow = 0;
+                long gInv = 1;
+                long gMax = -1L;
+                long vp = v0;
+                long lsum = 0;
+                for (int j = 0; j < k; j++) {
+                    int sn = p[j];
+                    long v = scaled(sn, emin);
+                    vs[j] = v;
+                    long d = v - vp;
+                    vp = v;
+                    if (d != 0 && g != 1) {
+                        if (d < 0) {
+                            d = -d;
+                        }
+                        if (g == 0 || (d & gLow) != 0 || Long.compareUnsigned((d >>> gShift) * gInv, gMax) > 0) {
+                            g = gcd(d, g);
+                            gShift = Long.numberOfTrailingZeros(g);
+                            gLow = (1L << gShift) - 1;
+                            long odd = g >>> gShift;
+                            gInv = inverse(odd);
+                            gMax = Long.divideUnsigned(-1L, odd);
+                        }
+                    }
+                    vmin = Math.min(vmin, v);
+                    vmax = Math.max(vmax, v);
+                    lsum += v;
+                }
+                // The mean's sum in double, in point order, as the format's encoder defines it. When
+                // no partial sum can pass 2^53 every step is exact, and equals the long sum.
+                long maxAbs = Math.max(Math.abs(vmin), Math.abs(vmax));
+                if (maxAbs <= (1L << 53) / k) {
+                    vsum = lsum;
+                } else {
+                    for (int j = 0; j < k; j++) {
+                        vsum += vs[j];
+                    }
+                }
+            }
+
             // candidates: 0 POINT; 1..3 FIXED gcd (mean, prev, linear); 4..6 FIXED quantum (same)
             long step = Math.max(g, 1);
+            // The quantum is the largest power of ten 10^j (j = 1..18) that divides all values but at
+            // most k/8 (the exceptions), if the step is not a multiple of it (else the gcd model is
+            // as good). The step is a multiple of 10^j exactly up to its own decimal zeros, and the
+            // values that 10^j divides only get fewer as j grows: so try the step's zeros + 1, which
+            // most pages fail within a few dozen values, and go up from there while enough divide.
             long quantum = 0;
-            if (fixedOk && zc[0] <= maxExceptions) {
-                int ok = zc[19];
-                for (int j = 18; j >= 1; j--) {
-                    ok += zc[j];
-                    if (ok >= k - maxExceptions) {
-                        long q = POW10[j];
-                        if (step % q != 0) {
-                            quantum = q;
-                        }
-                        break;
-                    }
+            int quantumExp = 0;
+            int maxExceptions = k >> 3;
+            if (fixedOk) {
+                int j = 0;
+                while (step % POW10[j + 1] == 0) {
+                    j++;
+                }
+                while (j < 18 && pow10Divides(j + 1, vs, k, maxExceptions)) {
+                    j++;
+                    quantum = POW10[j];
+                    quantumExp = j;
                 }
             }
             long meanG = 0;
@@ -541,6 +615,8 @@ public final class PageCodecTier0 {
                 }
             }
             boolean anchorQ = anchor && quantum != 0 && Math.floorMod(scaled(anchorSn, emin), quantum) == 0;
+            // A point's cost in each model is the bit length of its zigzagged residual; an anchor hit
+            // (the anchor after another point) costs nothing. One loop per family of candidates.
             long c0 = 0;
             long c1 = 0;
             long c2 = 0;
@@ -550,61 +626,80 @@ public final class PageCodecTier0 {
             long c6 = 0;
             long excCost = 0;
             int exceptions = 0;
-            {
-                int prevSn = first;
+            // POINT. With one exponent on the page, POINT's residual is V - Vprev and "previous" on
+            // the gcd's W is (V - Vprev) / step, never longer: POINT cannot win (ties go to
+            // "previous"), so it is not costed.
+            if (!fixedOk || emin != emax) {
+                long[] us = pointU;
                 long xp = sx(first);
-                int ep = exp10(first);
-                long wg1 = 0;
-                long wg2 = 0;
-                long wq1 = fixedOk && quantum != 0 ? Math.floorDiv(v0 + half, quantum) : 0;
-                long wq2 = 0;
-                int j = 0;
-                for (int i = 0; i < count; i++) {
-                    int sn = pts[i];
-                    if (sn == GAP) {
-                        continue;
-                    }
-                    if (j++ == 0) {
-                        continue;
-                    }
-                    int e = exp10(sn);
+                int ep = EXP10_OF_TOP[first >>> 24];
+                for (int j = 1; j < k; j++) {
+                    int sn = p[j];
+                    int e = EXP10_OF_TOP[sn >>> 24];
                     long x = sx(sn);
-                    boolean hit = anchor && sn == anchorSn && sn != prevSn;
-                    if (!hit) {
-                        c0 += bitLength(zigzag(x - rescale(xp, ep - e)));
+                    long u = zigzag(x - rescale(xp, ep - e));
+                    us[j] = u;
+                    if (!(anchor && sn == anchorSn && sn != p[j - 1])) {
+                        c0 += bitLength(u);
                     }
-                    prevSn = sn;
                     xp = x;
                     ep = e;
-                    if (!fixedOk) {
-                        continue;
-                    }
-                    long v = scaled(sn, emin);
-                    long wg = step == 1 ? v - v0 : (v - v0) / step;
-                    if (!hit) {
+                }
+            } else {
+                c0 = Long.MAX_VALUE;
+            }
+            // FIXED gcd: W = (V - V0) / step, an exact division, done as a multiplication (below)
+            int stepShift = Long.numberOfTrailingZeros(step);
+            long stepInv = inverse(step >>> stepShift);
+            if (fixedOk) {
+                long wg1 = 0;
+                long wg2 = 0; // = wg1, so that "linear" predicts the second point from the first alone
+                for (int j = 1; j < k; j++) {
+                    long wg = ((vs[j] - v0) >> stepShift) * stepInv;
+                    int sn = p[j];
+                    if (!(anchor && sn == anchorSn && sn != p[j - 1])) {
                         c1 += bitLength(zigzag(wg - meanG));
                         c2 += bitLength(zigzag(wg - wg1));
-                        c3 += bitLength(zigzag(j > 2 ? wg - 2 * wg1 + wg2 : wg - wg1));
+                        c3 += bitLength(zigzag(wg - 2 * wg1 + wg2));
                     }
                     wg2 = wg1;
                     wg1 = wg;
-                    if (quantum != 0) {
-                        long wq = Math.floorDiv(v + half, quantum);
-                        if (!(hit && anchorQ)) {
-                            c4 += bitLength(zigzag(wq - meanQ));
-                            c5 += bitLength(zigzag(wq - wq1));
-                            c6 += bitLength(zigzag(j > 2 ? wq - 2 * wq1 + wq2 : wq - wq1));
-                        }
-                        long r = v - wq * quantum;
-                        if (r != 0) {
-                            exceptions++;
-                            excCost += 8 + 8L * varLength(zigzag(r));
-                        }
-                        wq2 = wq1;
-                        wq1 = wq;
-                    }
                 }
             }
+            // FIXED quantum: W = floor((V + quantum / 2) / quantum), into quantumW[]. For the (at least
+            // 7/8) multiples of the quantum, W = V / quantum: exact, by shift and multiplication (an
+            // odd q divides y iff y * inverse(q) mod 2^64 is a quotient in range); the rest are the
+            // exceptions and divide.
+            if (fixedOk && quantum != 0) {
+                long[] wqs = quantumW;
+                long q5 = quantum >>> quantumExp; // 5^quantumExp
+                long qInv = inverse(q5);
+                long qLo = Long.MIN_VALUE / q5;
+                long qHi = Long.MAX_VALUE / q5;
+                long qLow = (1L << quantumExp) - 1;
+                long wq1 = Math.floorDiv(v0 + half, quantum);
+                wqs[0] = wq1;
+                long wq2 = wq1;
+                for (int j = 1; j < k; j++) {
+                    long v = vs[j];
+                    long wq = (v >> quantumExp) * qInv;
+                    if ((v & qLow) != 0 || wq < qLo || wq > qHi) {
+                        wq = Math.floorDiv(v + half, quantum);
+                        exceptions++;
+                        excCost += 8 + 8L * varLength(zigzag(v - wq * quantum));
+                    }
+                    wqs[j] = wq;
+                    int sn = p[j];
+                    if (!(anchorQ && sn == anchorSn && sn != p[j - 1])) {
+                        c4 += bitLength(zigzag(wq - meanQ));
+                        c5 += bitLength(zigzag(wq - wq1));
+                        c6 += bitLength(zigzag(wq - 2 * wq1 + wq2));
+                    }
+                    wq2 = wq1;
+                    wq1 = wq;
+                }
+            }
+
             int best = 0;
             long bestCost = c0;
             if (fixedOk) {
@@ -645,7 +740,6 @@ public final class PageCodecTier0 {
             boolean useAnchor = quant ? anchorQ : anchor;
             long s = quant ? quantum : step;
             long base = quant ? 0 : v0;
-            long halfS = s >> 1;
             long mean = quant ? meanQ : meanG;
             flags |= point ? F_POINT : pred << PRED_SHIFT;
             if (useAnchor) {
@@ -664,23 +758,15 @@ public final class PageCodecTier0 {
                 }
                 pos = putVar(dst, pos, limit, quant ? exceptions : 0);
                 if (quant && exceptions > 0) {
-                    int j = 0;
+                    long[] wqs = quantumW;
                     int last = 0;
-                    for (int i = 0; i < count && pos >= 0; i++) {
-                        int sn = pts[i];
-                        if (sn == GAP) {
-                            continue;
+                    for (int j = 1; j < k && pos >= 0; j++) {
+                        long r = vs[j] - wqs[j] * quantum;
+                        if (r != 0) {
+                            pos = putVar(dst, pos, limit, j - last - 1);
+                            pos = putVar(dst, pos, limit, zigzag(r));
+                            last = j;
                         }
-                        if (j > 0) {
-                            long v = scaled(sn, emin);
-                            long r = v - Math.floorDiv(v + halfS, s) * s;
-                            if (r != 0) {
-                                pos = putVar(dst, pos, limit, j - last - 1);
-                                pos = putVar(dst, pos, limit, zigzag(r));
-                                last = j;
-                            }
-                        }
-                        j++;
                     }
                 }
             }
@@ -689,40 +775,36 @@ public final class PageCodecTier0 {
             }
             dst[flagsPos] = (byte) flags;
 
-            // body
+            // body. The model lists every point's range-coded decisions and sends its raw bits to
+            // their stream (which only meets the range coder's at the end, so the order does not
+            // matter); then the coder codes the decisions in one loop.
             startEncoder(dst, pos, limit);
-            int prevSn = first;
+            long[] us = pointU;
+            long[] wqs = quantumW;
+            char[] dec = decisions;
+            int nd = 0;
             int prevTop = first >>> 24;
-            long xp = sx(first);
-            int ep = exp10(first);
-            long w1 = point ? 0 : Math.floorDiv(v0 - base + halfS, s);
-            long w2 = 0;
+            long w1 = quant ? wqs[0] : 0; // the first point's W; 0 for the gcd's
+            long w2 = w1;
             int ctx = 0;
-            int j = 0;
-            for (int i = 0; i < count; i++) {
-                int sn = pts[i];
-                if (sn == GAP) {
-                    continue;
-                }
-                if (j++ == 0) {
-                    continue;
-                }
+            for (int j = 1; j < k; j++) {
+                int sn = p[j];
                 long u;
-                long w = 0;
-                int e = exp10(sn);
                 if (point) {
-                    u = zigzag(sx(sn) - rescale(xp, ep - e));
+                    u = us[j];
                 } else {
-                    w = s == 1 ? scaled(sn, emin) - base : Math.floorDiv(scaled(sn, emin) - base + halfS, s);
-                    long p = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : j > 2 ? 2 * w1 - w2 : w1;
-                    u = zigzag(w - p);
+                    long w = quant ? wqs[j] : ((vs[j] - v0) >> stepShift) * stepInv;
+                    long pw = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : 2 * w1 - w2;
+                    u = zigzag(w - pw);
+                    w2 = w1;
+                    w1 = w;
                 }
                 int sym = useAnchor && u != 0 && sn == anchorSn ? SYM_ANCHOR : bitLength(u);
-                encodeSymbol(ctx, sym);
+                nd = listSymbol(dec, nd, ctx, sym);
                 int top = sn >>> 24;
                 if (sym != SYM_ANCHOR) {
                     if (!topsConst) {
-                        encodeTop(top, prevTop, sym);
+                        nd = listTop(dec, nd, top, prevTop, sym);
                     }
                     if (sym >= 2) {
                         putRaw(u, sym - 1);
@@ -731,18 +813,46 @@ public final class PageCodecTier0 {
                 } else {
                     ctx = 0;
                 }
-                prevSn = sn;
                 prevTop = top;
-                xp = sx(sn);
-                ep = e;
-                w2 = w1;
-                w1 = w;
-                if (overflow) {
+                if (overflow) { // the raw bits alone do not fit
                     return -1;
                 }
             }
+            encodeDecisions(dec, nd);
             int end = finishEncoder(limit);
             return end < 0 ? -1 : end - start;
+        }
+
+        /**
+         * Whether 10^j (j = 1..18) divides all of {@code vs[0, k)} but at most {@code maxMisses}.
+         * 10^j = 2^j 5^j, and an odd q divides y iff y * inverse(q) mod 2^64 is a quotient in range.
+         */
+        static boolean pow10Divides(int j, long[] vs, int k, int maxMisses) {
+            long q5 = POW10[j] >>> j;
+            long inv = inverse(q5);
+            long lo = Long.MIN_VALUE / q5;
+            long hi = Long.MAX_VALUE / q5;
+            long low = (1L << j) - 1;
+            int misses = 0;
+            for (int i = 0; i < k; i++) {
+                long v = vs[i];
+                long q = (v >> j) * inv;
+                if ((v & low) != 0 || q < lo || q > hi) {
+                    if (++misses > maxMisses) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+
+        /** The inverse of an odd {@code a} modulo 2^64 (Newton's iteration, 3 bits to 96). */
+        static long inverse(long a) {
+            long x = a; // a * a = 1 (mod 8)
+            for (int i = 0; i < 5; i++) {
+                x *= 2 - a * x;
+            }
+            return x;
         }
 
         static long clamp(long v, long lo, long hi) {
