@@ -587,20 +587,30 @@ public final class PageCodecTier0 {
             // The quantum is the largest power of ten 10^j (j = 1..18) that divides all values but at
             // most k/8 (the exceptions), if the step is not a multiple of it (else the gcd model is
             // as good). The step is a multiple of 10^j exactly up to its own decimal zeros, and the
-            // values that 10^j divides only get fewer as j grows: so try the step's zeros + 1, which
-            // most pages fail within a few dozen values, and go up from there while enough divide.
+            // values that 10^j divides only get fewer as j grows: so a quantum exists iff the step's
+            // zeros + 1 passes (most pages fail a divisibility pass early), and then the largest j
+            // is found by bisection (a real page's values often share 5 to 8 zeros more).
             long quantum = 0;
             int quantumExp = 0;
             int maxExceptions = k >> 3;
             if (fixedOk) {
-                int j = 0;
-                while (step % POW10[j + 1] == 0) {
-                    j++;
+                int lo = 0;
+                while (step % POW10[lo + 1] == 0) {
+                    lo++;
                 }
-                while (j < 18 && pow10Divides(j + 1, vs, k, maxExceptions)) {
-                    j++;
-                    quantum = POW10[j];
-                    quantumExp = j;
+                if (lo < 18 && pow10Divides(lo + 1, vs, k, maxExceptions)) {
+                    lo++; // passes; 19 fails
+                    int hi = 19;
+                    while (hi - lo > 1) {
+                        int mid = (lo + hi) >>> 1;
+                        if (pow10Divides(mid, vs, k, maxExceptions)) {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    quantum = POW10[lo];
+                    quantumExp = lo;
                 }
             }
             long meanG = 0;
