@@ -1,5 +1,8 @@
 package io.strata.engine.page;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -14,6 +17,7 @@ import java.util.Arrays;
 class BinaryRangeCoder {
     static final int PROB_BITS = 12;
     static final int PROB_INIT = 1 << (PROB_BITS - 1);
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     final int[] probs;
     private final int moveBits;
@@ -173,24 +177,35 @@ class BinaryRangeCoder {
         overflow = over;
     }
 
-    /** Appends the low {@code w} (0..61) bits of {@code v} to the raw stream. */
+    /**
+     * Appends the low {@code w} (0..61) bits of {@code v} to the raw stream. Away from the range
+     * coder's bytes, the whole 64-bit accumulator is stored (big-endian, so that its first byte lands
+     * last) and only its complete bytes are kept: no loop over the bytes, whose count is as
+     * unpredictable as the data. The bytes past them are overwritten later.
+     */
     void putRaw(long v, int w) {
-        if (w > 32) {
+        if (w > 56) { // nbits (< 8) + w must fit in the accumulator
             putRaw(v & 0xffffffffL, 32);
             putRaw(v >>> 32, w - 32);
             return;
         }
-        acc |= (v & ((1L << w) - 1)) << nbits;
-        nbits += w;
-        while (nbits >= 8) {
-            if (rawPos <= rcPos) {
-                overflow = true;
-            } else {
-                buf[--rawPos] = (byte) acc;
+        long a = acc | (v & ((1L << w) - 1)) << nbits;
+        int n = nbits + w;
+        int bytes = n >>> 3;
+        if (rawPos - 8 >= rcPos) {
+            LONG_BE.set(buf, rawPos - 8, a);
+            rawPos -= bytes;
+        } else {
+            for (int i = 0; i < bytes; i++) {
+                if (rawPos <= rcPos) {
+                    overflow = true;
+                } else {
+                    buf[--rawPos] = (byte) (a >>> (i << 3));
+                }
             }
-            acc >>>= 8;
-            nbits -= 8;
         }
+        acc = a >>> (bytes << 3);
+        nbits = n & 7;
     }
 
     /** Flushes both streams and joins them; returns the end of the page, or -1 on overflow. */
