@@ -340,13 +340,22 @@ public final class PageCodecTier0 {
             return P_TOP_SAME + (sym == 0 ? 0 : sym < 8 ? 1 : sym < 16 ? 2 : sym < 22 ? 3 : 4);
         }
 
+        /** The decision "top is the same" after each symbol: a look-up, not a chain of data-dependent branches. */
+        private static final char[] TOP_SAME = new char[64];
+
+        static {
+            for (int sym = 0; sym < 64; sym++) {
+                TOP_SAME[sym] = (char) (topContext(sym) << 1);
+            }
+        }
+
         /** Lists the decisions that code a point's top after symbol {@code sym}; returns the new end. */
         static int listTop(char[] d, int n, int top, int prevTop, int sym) {
             if (top == prevTop) {
-                d[n] = (char) (topContext(sym) << 1);
+                d[n] = TOP_SAME[sym];
                 return n + 1;
             }
-            d[n] = (char) (topContext(sym) << 1 | 1);
+            d[n] = (char) (TOP_SAME[sym] | 1);
             return listTree(d, n + 1, P_TOP_LIT, top ^ prevTop, 8);
         }
 
@@ -816,9 +825,7 @@ public final class PageCodecTier0 {
                     if (!topsConst) {
                         nd = listTop(dec, nd, top, prevTop, sym);
                     }
-                    if (sym >= 2) {
-                        putRaw(u, sym - 1);
-                    }
+                    putRaw(u, Math.max(sym - 1, 0)); // below the implied leading 1; none for 0 and 1
                     ctx = sym == 0 ? 0 : 1;
                 } else {
                     ctx = 0;
