@@ -59,7 +59,7 @@ class FullDiskIT {
             assertTrue(Files.isDirectory(seen.resolve("dbengine")), "no dbengine in the parent's " + seen);
 
             // pages on disk before the disk fills: accelerated children fill them quickly
-            load(pp, 4);
+            load(pp, 4, 1);
             long before = waitForBytes(seen.resolve("dbengine"), 1, Duration.ofSeconds(30));
             System.out.println("[FullDiskIT] " + before + " bytes of datafiles on the tmpfs before it fills");
 
@@ -67,7 +67,11 @@ class FullDiskIT {
             Path filler = seen.resolve("filler");
             long filled = fill(filler);
             System.out.println("[FullDiskIT] filled the tmpfs with " + filled + " bytes");
-            load(pp, 4);
+            // Other children (another seed: other machine GUIDs), so that their pages are new: the
+            // first load's children ran 8 000 accelerated seconds ahead of the clock, and the same
+            // children again would only send seconds the parent refuses as past; the test then
+            // depended on the first load's last pages being written only after the fill.
+            load(pp, 4, 2);
             // The flusher's ERROR names a tier's directory, or dbengine itself when the metadata it
             // writes before the extents is what failed; the housekeeping's metadata sync may say
             // "disk full" first, as a WARN.
@@ -125,7 +129,7 @@ class FullDiskIT {
      * {@code strata load}: 2 synthetic children of 100 metrics, each collecting 2000 (accelerated)
      * seconds a second: pages fill in a second, and a run of a few seconds stays well within the tmpfs.
      */
-    private static void load(int port, int seconds) throws Exception {
+    private static void load(int port, int seconds, long seed) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -135,7 +139,8 @@ class FullDiskIT {
         }
         cmd.addAll(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
                 "io.strata.node.cli.StrataMain", "load", "--parent", "127.0.0.1:" + port, "--children", "2",
-                "--metrics-per-child", "100", "--rate", "2000", "--seconds", String.valueOf(seconds)));
+                "--metrics-per-child", "100", "--rate", "2000", "--seconds", String.valueOf(seconds),
+                "--seed", String.valueOf(seed)));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "strata load did not end");
