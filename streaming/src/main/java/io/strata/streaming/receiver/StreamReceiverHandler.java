@@ -122,6 +122,9 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
         if (closeReason == null) {
             closeReason = "closed by this parent";
         }
+        // forgotten before the socket closes: a child that sees the close and reconnects at once
+        // must not be refused as "already streaming" by the stream it replaces
+        registry.unregister(machineGuid, active);
         ctx.close();
     }
 }
