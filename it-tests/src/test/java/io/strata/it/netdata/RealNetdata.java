@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real Netdata 1.37.1 ({@code /usr/sbin/netdata} of Debian's netdata-core) run on 127.0.0.1 as a
- * child or a parent, the way {@code shared/protocol/netdata-peer.md} describes: own directories and
+ * child or a parent, the way {@code docs/protocol/netdata-peer.md} describes: own directories and
  * ports, no statsd/registry/health/ML, and a {@code system-info.sh} of ours (the package lacks it
  * and a 1.37.1 sender crashes without it). Always bounded by {@code timeout}.
  */

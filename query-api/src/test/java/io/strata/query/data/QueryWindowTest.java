@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Netdata's window rules on the cases recorded from 1.37.1 (protocol doc §5.5-5.6): the
+ * Netdata's window rules on the cases recorded from 1.37.1 (docs/protocol/netdata-query-api.md §5.5-5.6): the
  * recorded parent's database held 1795262837..113; "now" is the wall clock minus one second.
  */
 class QueryWindowTest {

@@ -31,7 +31,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Forwards one received host to this parent's own parents, as a Netdata 1.37.1 proxy does
- * (netdata-stream.md §9): the host's own request with the proxy key and {@code hops + 1}, its
+ * (docs/protocol/netdata-stream.md §9): the host's own request with the proxy key and {@code hops + 1}, its
  * labels and chart definitions from the engine, every live collection as it is stored here, and
  * {@code REPLAY_CHART} answered from this parent's engine so that a grand-parent (or a peer of a
  * cluster coming back) fills its gaps from here.

@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The parent's decision on a {@code STREAM} request, in Netdata 1.37.1's order (protocol notes §2.2):
+ * The parent's decision on a {@code STREAM} request, in Netdata 1.37.1's order (docs/protocol/netdata-stream.md §2.2):
  * <ol>
  *   <li>{@code key}, {@code hostname}, {@code machine_guid} present; key and machine GUID are UUIDs;</li>
  *   <li>the API-key section: {@code type} is {@code api}, {@code enabled = yes}, {@code allow from}

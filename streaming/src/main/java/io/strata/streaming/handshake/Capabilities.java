@@ -2,7 +2,7 @@ package io.strata.streaming.handshake;
 
 /**
  * The capability bits of the {@code ver=} handshake parameter and of the parent's
- * {@code version=} reply, as Netdata 1.37.1 defines and negotiates them (protocol notes §2.3).
+ * {@code version=} reply, as Netdata 1.37.1 defines and negotiates them (docs/protocol/netdata-stream.md §2.3).
  *
  * <p>Bits 0-2 are never capabilities: a value 1..5 is an old protocol number, mapped to a set of bits
  * by {@link #normalise}.

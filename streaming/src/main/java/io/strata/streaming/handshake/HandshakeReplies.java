@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
- * The parent's reply to a {@code STREAM} request (protocol notes §2.2) and the child's reading of it
+ * The parent's reply to a {@code STREAM} request (docs/protocol/netdata-stream.md §2.2) and the child's reading of it
  * (§1.4). Every reply is raw ASCII: no HTTP status line, no headers, no trailing newline, written in one
  * piece (the 1.37.1 child reads it with a single {@code recv()} of at most 8192 bytes).
  */

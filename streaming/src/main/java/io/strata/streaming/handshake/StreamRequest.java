@@ -17,7 +17,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The child's {@code STREAM} request (protocol notes §2.1), immutable.
+ * The child's {@code STREAM} request (docs/protocol/netdata-stream.md §2.1), immutable.
  *
  * <p><b>Parent side</b> ({@link #parse}): the values are what Netdata 1.37.1's receiver would use, with
  * its defaults for what is missing: {@code os} and {@code timezone} "unknown", {@code abbrev_timezone}

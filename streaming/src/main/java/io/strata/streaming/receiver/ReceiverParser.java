@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The parent's side of one stream after the handshake: every keyword a 1.37.1 child sends
- * (netdata-stream.md §4, §6), turned into metadata and stored points. Lines arrive whole (the
+ * (docs/protocol/netdata-stream.md §4, §6), turned into metadata and stored points. Lines arrive whole (the
  * {@link LineSplitter} joins what spans LZ4 blocks and reads); {@code SET} and {@code RSET} find
  * their dimension from the line's bytes and go to the chart's collector or the engine without an
  * object per sample. Any violation of the protocol is a {@link StreamProtocolException} naming the

@@ -1,7 +1,7 @@
 package io.strata.streaming.receiver;
 
 /**
- * What a 1.37.1 parent asks in {@code REPLAY_CHART} (netdata-stream.md §6.2): the stretch the
+ * What a 1.37.1 parent asks in {@code REPLAY_CHART} (docs/protocol/netdata-stream.md §6.2): the stretch the
  * parent lacks against what the child holds, bounded by {@code seconds to replicate} and cut in
  * steps of {@code seconds per replication step}.
  */

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Drives {@link ChartCollector} with real bytes of a Netdata 1.37.1 child (excerpts of the
- * captures in shared/vectors/netdata-1.37.1, five charts each) and checks properties that hold for
+ * captures in src/test/resources/vectors/netdata-1.37.1, five charts each) and checks properties that hold for
  * any correct parent: one point per second without hole or duplicate, live data continuing right
  * after the replicated points, CPU percentages adding up to 100, non-negative counter rates.
  */

@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The REPLAY_CHART a 1.37.1 parent sends (netdata-stream.md §6.2, and what a real parent sent). */
+/** The REPLAY_CHART a 1.37.1 parent sends (docs/protocol/netdata-stream.md §6.2, and what a real parent sent). */
 class ReplicationPlannerTest {
 
     final ReplicationPlanner p = ReplicationPlanner.NETDATA_DEFAULTS;
