@@ -130,7 +130,7 @@ FIGURES = {
 }
 
 # The plots: each row is (figure, series label or None for every series, the run value's path,
-# the row's label). Rows of one panel share an axis.
+# the row's label[, its colour]). Rows of one panel share an axis.
 PLOTS = {
     "engine-write-rate": dict(title="Engine write rate (M points/s), median bar, one dot a run", panels=[
         dict(unit="M points/s", scale=1e-6, goal=10e6, goal_label="goal with 2 readers: 10", rows=[
@@ -156,7 +156,7 @@ PLOTS = {
     "engine-cold-scan": dict(title="Cold scan of tier 0 beside the disk's sequential read (MiB/s), per round",
                              panels=[
         dict(unit="MiB/s", scale=1, rows=[
-            ("engine-cold-scan", None, "disk_check.seq_read_mb_s", "disk-check sequential read"),
+            ("engine-cold-scan", None, "disk_check.seq_read_mb_s", "disk-check sequential read", "#8c8c8c"),
             ("engine-cold-scan", None, "scan.cold_scan_mb_s", "scan: read and check, 4 reads in flight"),
             ("engine-cold-scan", None, "scan.cold_scan_decode_mb_s", "scan: also decode every page"),
         ])]),
@@ -352,6 +352,8 @@ def cmd_list(args):
                                                            fig.get("defaults", {})))
         if fig["kind"] == "jmh":
             cmd = "java -jar %s '%s' %s -rf json" % (JMH_JAR, fig["pattern"], " ".join(fig["args"]))
+        if fig["kind"] == "cold-scan":
+            cmd = "; ".join(" ".join(substitute(fig[k], "./strata", "DIR", {})) for k in ("setup", "anchor_argv", "argv"))
         print("%-26s %-9s %s\n%26s %s" % (name, fig["kind"], fig["title"], "", cmd))
     return 0
 
@@ -463,7 +465,7 @@ def rows_of(panel, results):
     """(label, series label, values, colour) for each row of a panel: a row per series (and per JMH
     benchmark and parameters), the series of one benchmark side by side."""
     rows = []
-    for figure, only, path, label in panel["rows"]:
+    for figure, only, path, label, *fixed in panel["rows"]:
         data = results.get(figure)
         if not data:
             continue
@@ -485,7 +487,7 @@ def rows_of(panel, results):
             for key, vs in groups.items():
                 text = label.replace("{series}", s["label"]).replace("{benchmark}", key).strip()
                 sub = s["label"] if "{series}" not in label else ""
-                rows.append((keys.index(key), i, (text, sub, vs, colour(s["label"], i))))
+                rows.append((keys.index(key), i, (text, sub, vs, fixed[0] if fixed else colour(s["label"], i))))
     return [r for _, _, r in sorted(rows, key=lambda r: (r[0], r[1]))] if len(panel["rows"]) == 1 \
         else [r for _, _, r in rows]
 
