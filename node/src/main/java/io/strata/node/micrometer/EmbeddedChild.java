@@ -5,7 +5,7 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.HostInfo;
 import io.strata.node.runtime.MachineGuid;
 import io.strata.streaming.auth.StreamConfig;
-import io.strata.streaming.child.ChildStreamer;
+import io.strata.replication.child.ChildStreamer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.config.IniException;
 import io.strata.streaming.config.IniFile;

@@ -1,4 +1,4 @@
-package io.strata.streaming.child;
+package io.strata.replication.child;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -8,6 +8,8 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
+import io.strata.replication.sender.ReplayAnswer;
+import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
@@ -64,8 +66,8 @@ class ChildReplayToReceiverTest {
             feed(first, out);
             for (int s = 1; s <= 8; s++) {
                 collect(local, chart, t + s, s);
-                wire.writeCollection(out, chart.chartId(), chart.collector.microsecondsSinceLastCollection(),
-                        chart.collected, chart.updated);
+                wire.writeCollection(out, chart.chartId(), chart.microsecondsSinceLastCollection(),
+                        chart.collected(), chart.updated());
                 feed(first, out);
             }
             // the failover: a new connection
@@ -77,15 +79,15 @@ class ChildReplayToReceiverTest {
             feed(second, out);
             assertEquals(1, commands.size(), "one REPLAY_CHART: " + commands);
             String[] w = commands.get(0).trim().split(" ");
-            boolean streams = wire.writeReplayAnswer(out, chart.chartId(), w[2].equals("\"true\""),
+            boolean streams = new ReplayAnswer(wire).write(out, chart.chartId(), w[2].equals("\"true\""),
                     Long.parseLong(w[3]), Long.parseLong(w[4]), t + 8, local);
             String answer = out.toString(StandardCharsets.UTF_8);
             feed(second, out);
             assertTrue(streams, "the child starts streaming: " + answer);
             for (int s = 9; s <= 11; s++) {
                 collect(local, chart, t + s, s);
-                wire.writeCollection(out, chart.chartId(), chart.collector.microsecondsSinceLastCollection(),
-                        chart.collected, chart.updated);
+                wire.writeCollection(out, chart.chartId(), chart.microsecondsSinceLastCollection(),
+                        chart.collected(), chart.updated());
                 feed(second, out);
             }
             int metric = parentDb.metadata().metrics(parentDb.metadata().chartId(guid, "t.g")).get(0);

@@ -1,6 +1,7 @@
-package io.strata.streaming.sender;
+package io.strata.replication.sender;
 
 import io.netty.buffer.ByteBuf;
+import io.strata.streaming.sender.SenderWireFormat;
 import io.strata.engine.page.StorageNumber;
 
 import java.util.Arrays;

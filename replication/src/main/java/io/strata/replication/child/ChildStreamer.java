@@ -1,26 +1,26 @@
-package io.strata.streaming.child;
+package io.strata.replication.child;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
+import io.strata.replication.sender.ParentCommandDispatcher;
+import io.strata.replication.sender.ReplayAnswer;
 import io.strata.streaming.auth.SimplePattern;
 import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.sender.ChildStream;
 import io.strata.streaming.sender.Handshake;
 import io.strata.streaming.sender.SenderListener;
 import io.strata.streaming.sender.SenderSession;
-import io.strata.streaming.sender.SenderWireFormat;
 import io.strata.streaming.sender.StreamSender;
-import io.strata.streaming.wire.AsciiNumbers;
-import io.strata.streaming.wire.LineTokenizer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -29,29 +29,40 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * chart definition; {@code REPLAY_CHART} answered from the local engine; then each collection
  * pass as one block of {@code BEGIN}/{@code SET}/{@code END} (one block per pass compresses well).
  */
-public final class ChildStreamer implements SenderListener, LocalCharts.CollectionListener, Closeable {
+public final class ChildStreamer implements SenderListener, LocalCharts.CollectionListener, Closeable,
+        ParentCommandDispatcher.Target {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChildStreamer.class);
-    private static final byte[] K_REPLAY_CHART = "REPLAY_CHART".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] K_FUNCTION = "FUNCTION".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] W_TRUE = "true".getBytes(StandardCharsets.US_ASCII);
     /** What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call). */
     public static final long CHILD_CAPABILITIES = Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM
             | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY;
 
     private final LocalCharts charts;
     private final ChildStream stream;
+    private final ReplayAnswer replay;
+    private final ParentCommandDispatcher commands;
     private final StreamSender sender;
     private final SimplePattern sendCharts;
-    private final LineTokenizer words = new LineTokenizer();
+    private final Clock clock;
     /** Per engine chart id: 1 when BEGIN/SET/END flows on the current connection. */
     private volatile AtomicIntegerArray streaming = new AtomicIntegerArray(0);
     private volatile SenderSession session;
     private volatile long caps;
 
     public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
+        this(charts, settings, hops, group, Clock.systemUTC());
+    }
+
+    /** @param clock the unix time of definitions and replication answers */
+    public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group,
+                         Clock clock) {
         this.charts = charts;
-        this.stream = new ChildStream(charts.engine(), charts.host().machineGuid());
+        this.clock = clock;
+        this.stream = new ChildStream(charts.engine(), charts.host().machineGuid(), null,
+                ChildStream.LabelSources.NETDATA, c -> 0, () -> clock.millis() / 1000,
+                ChildStream.DEFAULT_CLOCK_RESYNC_ITERATIONS);
+        this.replay = new ReplayAnswer(stream);
+        this.commands = new ParentCommandDispatcher(charts.host().hostname(), this);
         this.sendCharts = SimplePattern.parse(settings.sendChartsMatching());
         String key = settings.apiKey();
         long offered = settings.enableCompression() ? CHILD_CAPABILITIES : CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
@@ -95,7 +106,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
         AtomicIntegerArray flags = new AtomicIntegerArray(max);
         streaming = flags;
         caps = capabilities;
-        long now = System.currentTimeMillis() / 1000;
+        long now = clock.millis() / 1000;
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
         stream.writeHostPreamble(out, capabilities);
         boolean replication = Capabilities.has(capabilities, Capabilities.REPLICATION);
@@ -133,28 +144,16 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
 
     @Override
     public void onParentCommand(SenderSession s, byte[] line, int length) {
-        int n = words.tokenize(line, 0, length);
-        if (n == 0) {
-            return;
-        }
-        if (words.wordEquals(0, K_REPLAY_CHART) && n >= 5) {
-            replayChart(s, line, n);
-        } else if (words.wordEquals(0, K_FUNCTION) && n >= 2) {
-            // a Strata child registers no functions: answer as a Netdata child does for an unknown one
-            ByteBuf out = ByteBufAllocator.DEFAULT.buffer(256);
-            SenderWireFormat.functionNotFound(out, words.string(1));
-            s.write(out);
-        } else {
-            LOG.info("STREAM {}: received unknown command from the parent: {}", charts.host().hostname(),
-                    new String(line, 0, Math.min(length, 200), StandardCharsets.UTF_8));
-        }
+        commands.dispatch(s, line, length);
     }
 
-    private void replayChart(SenderSession s, byte[] line, int n) {
-        String id = words.string(1);
-        boolean start = words.wordEquals(2, W_TRUE);
-        long after = AsciiNumbers.parseLongC(line, words.start(3), words.end(3));
-        long before = AsciiNumbers.parseLongC(line, words.start(4), words.end(4));
+    @Override
+    public void answer(SenderSession s, ByteBuf block) {
+        s.write(block);
+    }
+
+    @Override
+    public void replayChart(SenderSession s, String id, boolean start, long after, long before) {
         LocalCharts.Chart chart = null;
         for (LocalCharts.Chart c : charts.charts()) {
             if (c.id().equals(id)) {
@@ -166,19 +165,12 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             LOG.warn("STREAM {}: REPLAY_CHART for unknown chart '{}'", charts.host().hostname(), id);
             return;
         }
-        // Netdata throttles replication while the send buffer is more than half full
-        for (int i = 0; i < 100 && s.isOpen() && s.halfFull(); i++) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        if (!ParentCommandDispatcher.holdBackWhileHalfFull(s)) {
+            return;
         }
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
         try {
-            boolean streams = stream.writeReplayAnswer(out, chart.chartId(), start, after, before,
-                    System.currentTimeMillis() / 1000, charts);
+            boolean streams = replay.write(out, chart.chartId(), start, after, before, clock.millis() / 1000, charts);
             if (s.write(out) && streams) {
                 streamingStarts(chart.chartId());
             }
@@ -212,7 +204,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
                 if (out == null) {
                     out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
                 }
-                stream.writeChartDefinition(out, c.chartId(), caps, System.currentTimeMillis() / 1000);
+                stream.writeChartDefinition(out, c.chartId(), caps, clock.millis() / 1000);
                 if (!Capabilities.has(caps, Capabilities.REPLICATION)) {
                     streamingStarts(c.chartId());
                 }
@@ -224,8 +216,8 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             if (out == null) {
                 out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
             }
-            stream.writeCollection(out, c.chartId(), c.collector.microsecondsSinceLastCollection(), c.collected,
-                    c.updated);
+            stream.writeCollection(out, c.chartId(), c.microsecondsSinceLastCollection(), c.collected(),
+                    c.updated());
         }
         if (out != null) {
             s.write(out);

@@ -1,4 +1,4 @@
-package io.strata.streaming.bench;
+package io.strata.replication.bench;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -8,8 +8,9 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
+import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.sender.ReplayAnswer;
 import io.strata.streaming.child.LocalCharts;
-import io.strata.streaming.child.ChildStreamer;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
 import io.strata.streaming.receiver.ReceiverStats;
@@ -60,6 +61,7 @@ public final class ReplayPhases {
             double[] best = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
             for (int round = 0; round < rounds; round++) {
                 ChildStream wire = new ChildStream(childDb, guid);
+                ReplayAnswer replay = new ReplayAnswer(wire);
                 List<String> commands = new ArrayList<>();
                 long nowSeconds = System.currentTimeMillis() / 1000;
                 try (StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent" + round)))) {
@@ -79,7 +81,7 @@ public final class ReplayPhases {
                     for (String command : commands) {
                         String[] w = command.trim().split(" ");
                         int chartId = childDb.metadata().chartId(guid, w[1].replace("\"", ""));
-                        wire.writeReplayAnswer(answers, chartId, w[2].equals("\"true\""), Long.parseLong(w[3]),
+                        replay.write(answers, chartId, w[2].equals("\"true\""), Long.parseLong(w[3]),
                                 Long.parseLong(w[4]), nowSeconds + 5, local);
                     }
                     long t1 = cpu.getCurrentThreadCpuTime();

@@ -1,4 +1,4 @@
-package io.strata.streaming.bench;
+package io.strata.replication.bench;
 
 import io.netty.channel.EventLoopGroup;
 import io.strata.engine.EngineConfig;
@@ -8,7 +8,7 @@ import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
-import io.strata.streaming.child.ChildStreamer;
+import io.strata.replication.child.ChildStreamer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.config.IniFile;
 import io.strata.streaming.handshake.Capabilities;

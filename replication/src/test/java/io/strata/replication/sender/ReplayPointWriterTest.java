@@ -1,8 +1,9 @@
-package io.strata.streaming.sender;
+package io.strata.replication.sender;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.strata.engine.page.StorageNumber;
+import io.strata.streaming.sender.SenderWireFormat;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
