@@ -6,6 +6,7 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
+import io.strata.replication.receiver.ReplicationPlanner;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.replication.child.ChildStreamer;
@@ -79,7 +80,8 @@ public final class ReplayBench {
                 }
             };
             ReceiverContext rc = new ReceiverContext(parentDb, auth, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
-                    stats, ReceiverContext.wallClockMicros(), 600, null).withListener(listener);
+                    stats, ReceiverContext.wallClockMicros(), 600, null).withListener(listener)
+                    .withReplication(ReplicationPlanner.FROM_SETTINGS);
             EventLoopGroup senderLoops = Transports.group(o.senderThreads());
             try (StreamServer server = new StreamServer(rc, null, null, o.parentThreads())) {
                 int port = server.bind(new InetSocketAddress("127.0.0.1", 0)).getPort();

@@ -9,12 +9,12 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.receiver.ReplicationPlanner;
 import io.strata.replication.sender.ReplayAnswer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
 import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.receiver.ReplicationPlanner;
 import io.strata.streaming.sender.ChildStream;
 import io.strata.streaming.wire.Lz4StreamFrameEncoder;
 

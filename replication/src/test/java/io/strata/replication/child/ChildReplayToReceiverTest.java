@@ -14,7 +14,7 @@ import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
 import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.receiver.ReplicationPlanner;
+import io.strata.replication.receiver.ReplicationPlanner;
 import io.strata.streaming.sender.ChildStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,6 @@
-package io.strata.streaming.receiver;
+package io.strata.replication.receiver;
+
+import io.strata.streaming.receiver.ReceiverReplication;
 
 import org.junit.jupiter.api.Test;
 
@@ -14,29 +16,29 @@ class ReplicationPlannerTest {
         // a real parent asks REPLAY_CHART "system.cpu" "true" 1795263062 1795263062, and since the
         // window is (after, before] it never gets that second; Strata asks from the second before
         long t = 1795263062L;
-        assertEquals(new ReplicationPlanner.Request(true, t - 1, t), p.next(0, 0, t, t, 4, t));
+        assertEquals(new ReceiverReplication.Request(true, t - 1, t), p.next(0, 0, t, t, 4, t));
     }
 
     @Test
     void gapAfterAParentRestartIsAskedFromTheLastStoredSecond() {
         // seen from a real parent: REPLAY_CHART "<id>" "true" 1795263100 1795263130
-        assertEquals(new ReplicationPlanner.Request(true, 1795263100L, 1795263130L),
+        assertEquals(new ReceiverReplication.Request(true, 1795263100L, 1795263130L),
                 p.next(1795263100L, 0, 1795263063L, 1795263130L, 3, 1795263130L));
     }
 
     @Test
     void longGapIsCutInStepsAndOnlyTheLastStartsStreaming() {
         long now = 1_800_000_000L;
-        ReplicationPlanner.Request first = p.next(now - 3600, 0, now - 7200, now, 2, now);
-        assertEquals(new ReplicationPlanner.Request(false, now - 3600, now - 3000), first);
-        ReplicationPlanner.Request last = p.next(now - 3600, now - 600, now - 7200, now, 2, now);
-        assertEquals(new ReplicationPlanner.Request(true, now - 600, now), last);
+        ReceiverReplication.Request first = p.next(now - 3600, 0, now - 7200, now, 2, now);
+        assertEquals(new ReceiverReplication.Request(false, now - 3600, now - 3000), first);
+        ReceiverReplication.Request last = p.next(now - 3600, now - 600, now - 7200, now, 2, now);
+        assertEquals(new ReceiverReplication.Request(true, now - 600, now), last);
     }
 
     @Test
     void nothingToAskStartsStreamingAtOnce() {
         long now = 1_800_000_000L;
-        ReplicationPlanner.Request zero = new ReplicationPlanner.Request(true, 0, 0);
+        ReceiverReplication.Request zero = new ReceiverReplication.Request(true, 0, 0);
         assertEquals(zero, p.next(0, 0, 0, 0, 2, now), "child without data");
         assertEquals(zero, p.next(0, 0, now - 10, now, 0, now), "chart without dimensions");
         assertEquals(zero, p.next(now + 5, 0, now - 10, now, 2, now), "parent newer than the child");
@@ -46,6 +48,6 @@ class ReplicationPlannerTest {
     @Test
     void requestLineIsNetdatas() {
         assertEquals("REPLAY_CHART \"system.cpu\" \"true\" 0 0\n",
-                new ReplicationPlanner.Request(true, 0, 0).line("system.cpu"));
+                new ReceiverReplication.Request(true, 0, 0).line("system.cpu"));
     }
 }

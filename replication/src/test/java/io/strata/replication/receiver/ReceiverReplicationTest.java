@@ -1,8 +1,11 @@
-package io.strata.streaming.receiver;
+package io.strata.replication.receiver;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.HostInfo;
+import io.strata.streaming.receiver.ReceiverLimits;
+import io.strata.streaming.receiver.ReceiverParser;
+import io.strata.streaming.receiver.ReceiverStats;
 import io.strata.streaming.wire.StreamProtocolException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
