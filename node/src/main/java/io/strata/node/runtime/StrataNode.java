@@ -1,5 +1,6 @@
 package io.strata.node.runtime;
 
+import io.strata.streaming.child.MachineGuid;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.engine.EngineConfig;

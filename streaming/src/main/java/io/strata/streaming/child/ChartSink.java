@@ -1,4 +1,4 @@
-package io.strata.node.collect;
+package io.strata.streaming.child;
 
 /**
  * Where collectors put their charts: defined once, then one collection per pass, then the end

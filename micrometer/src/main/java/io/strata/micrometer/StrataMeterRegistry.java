@@ -1,4 +1,4 @@
-package io.strata.node.micrometer;
+package io.strata.micrometer;
 
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
@@ -15,14 +15,13 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.step.StepMeterRegistry;
 import io.micrometer.core.instrument.step.StepRegistryConfig;
 import io.micrometer.core.instrument.util.NamedThreadFactory;
-import io.strata.node.collect.ChartSink;
-import io.strata.node.collect.LocalChartsSink;
-import io.strata.node.collect.ProcChart;
+import io.strata.streaming.child.ChartSink;
+import io.strata.streaming.child.LocalChartsSink;
+import io.strata.streaming.child.ProcChart;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -123,7 +122,7 @@ public final class StrataMeterRegistry extends StepMeterRegistry implements Auto
      * {@link EmbeddedChild#connect()} so that the first connection sends them.
      */
     public synchronized void defineNow() {
-        collect(System.currentTimeMillis());
+        collect(clock.wallTime());
     }
 
     @Override
@@ -137,8 +136,7 @@ public final class StrataMeterRegistry extends StepMeterRegistry implements Auto
     }
 
     private synchronized void collect(long wallMillis) {
-        Instant t = Instant.now();
-        long nowMicros = t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
+        long nowMicros = wallMillis * 1000L;
         long step = wallMillis / stepMillis;
         for (Meter m : getMeters()) {
             try {

@@ -1,11 +1,11 @@
-package io.strata.node.example;
+package io.strata.it.micrometer;
 
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
-import io.strata.node.micrometer.EmbeddedChild;
-import io.strata.node.micrometer.StrataMeterRegistry;
+import io.strata.micrometer.EmbeddedChild;
+import io.strata.micrometer.StrataMeterRegistry;
 
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A JVM application that is a Strata child: its Micrometer meters become charts streamed to a
  * parent (Strata or Netdata 1.37.1).
  * <pre>
- * java -cp strata-node.jar io.strata.node.example.MicrometerChildExample 127.0.0.1:19999 API_KEY /tmp/app [seconds]
+ * java -cp &lt;strata-micrometer and its dependencies&gt;:. io.strata.it.micrometer.MicrometerChildExample 127.0.0.1:19999 API_KEY /tmp/app [seconds]
  * </pre>
+ * It needs only the {@code strata-micrometer} artifact; {@code MicrometerChildIT} runs it so.
  */
 public final class MicrometerChildExample {
 

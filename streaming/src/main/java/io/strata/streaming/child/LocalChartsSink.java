@@ -1,6 +1,4 @@
-package io.strata.node.collect;
-
-import io.strata.streaming.child.LocalCharts;
+package io.strata.streaming.child;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.strata.node.collect;
+package io.strata.streaming.child;
 
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;

@@ -1,4 +1,4 @@
-package io.strata.node.runtime;
+package io.strata.streaming.child;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.UUID;
 
-/** The node's machine GUID, kept where Netdata keeps it: {@code <lib>/registry/netdata.public.unique.id}. */
+/** A child's machine GUID, kept where Netdata keeps it: {@code <lib>/registry/netdata.public.unique.id}. */
 public final class MachineGuid {
 
     private MachineGuid() {

@@ -1,9 +1,9 @@
-package io.strata.node.micrometer;
+package io.strata.micrometer;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.HostInfo;
-import io.strata.node.runtime.MachineGuid;
+import io.strata.streaming.child.MachineGuid;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.replication.child.ChildStreamer;
 import io.strata.streaming.child.LocalCharts;
