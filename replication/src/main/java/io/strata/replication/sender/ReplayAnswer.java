@@ -53,8 +53,8 @@ public final class ReplayAnswer {
         }
     }
 
-    private boolean replay(ByteBuf out, int chartId, ChildStream.ChartDimensions w, boolean startStreaming, long after, long before,
-                           long now, ChildStream.CollectionState state) throws IOException {
+    private boolean replay(ByteBuf out, int chartId, ChildStream.ChartDimensions w, boolean startStreaming,
+                           long after, long before, long now, ChildStream.CollectionState state) throws IOException {
         long[] range = wire.tier0Range(w.metrics());
         long firstLocal = range[0];
         if (firstLocal > now + FUTURE_TOLERANCE_SECONDS) {
@@ -164,8 +164,8 @@ public final class ReplayAnswer {
         }
     }
 
-    private long replayPoints(ByteBuf out, ChildStream.ChartDimensions w, long after, long before, long wallClock, int ue, int n,
-                              long pointsAsked, DimensionCursor[] cursors) throws IOException {
+    private long replayPoints(ByteBuf out, ChildStream.ChartDimensions w, long after, long before, long wallClock,
+                              int ue, int n, long pointsAsked, DimensionCursor[] cursors) throws IOException {
         int maxIdBytes = 0;
         for (byte[] id : w.dimensionIdsUtf8()) {
             maxIdBytes = Math.max(maxIdBytes, id.length);

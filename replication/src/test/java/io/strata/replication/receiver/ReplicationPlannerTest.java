@@ -50,4 +50,30 @@ class ReplicationPlannerTest {
         assertEquals("REPLAY_CHART \"system.cpu\" \"true\" 0 0\n",
                 new ReceiverReplication.Request(true, 0, 0).line("system.cpu"));
     }
+
+    @Test
+    void aChartsStepsContinueFromTheOutstandingRequestAndADefinitionStartsThemOver() {
+        long now = 1_800_000_000L;
+        ReceiverReplication.ChartReplication chart = p.chart();
+        ReceiverReplication.Request first = chart.definitionEnded(now - 3600, now - 7200, now, 2, now);
+        assertEquals(new ReceiverReplication.Request(false, now - 3600, now - 3000), first);
+        // the child answered less than asked: the next step starts where the request ended
+        assertEquals(new ReceiverReplication.Request(false, now - 3000, now - 2400),
+                chart.stepEnded(now - 3100, now - 3100, now - 7200, now, 2, now));
+        // an answer that reached the child's last second without starting: ask from there, starting
+        assertEquals(new ReceiverReplication.Request(true, now, now),
+                chart.stepEnded(now, now, now - 7200, now, 2, now));
+        // redefined: the steps start over from what is stored
+        assertEquals(first, chart.definitionEnded(now - 3600, now - 7200, now, 2, now));
+        // nothing asked and nothing answered: start streaming
+        assertEquals(ReceiverReplication.Request.START_STREAMING,
+                p.chart().stepEnded(0, 0, now - 7200, now, 2, now));
+    }
+
+    @Test
+    void withoutReplicationEveryChartStartsStreamingAtOnce() {
+        ReceiverReplication.ChartReplication chart = ReceiverReplication.NONE.chart();
+        assertEquals(ReceiverReplication.Request.START_STREAMING, chart.definitionEnded(0, 100, 200, 2, 300));
+        assertEquals(ReceiverReplication.Request.START_STREAMING, chart.stepEnded(150, 0, 100, 200, 2, 300));
+    }
 }
