@@ -12,7 +12,7 @@ import io.strata.node.config.NodeConfig;
 import io.strata.node.runtime.NodeRoles;
 import io.strata.node.runtime.StrataNode;
 import io.strata.streaming.auth.StreamConfig;
-import io.strata.streaming.child.ChildStreamer;
+import io.strata.replication.child.ChildStreamer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.config.IniFile;
 import org.junit.jupiter.api.Assumptions;

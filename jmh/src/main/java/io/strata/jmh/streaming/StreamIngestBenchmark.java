@@ -12,7 +12,7 @@ import io.strata.jmh.engine.EngineBenchmarkBase;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
 import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.receiver.ReplicationPlanner;
+import io.strata.streaming.receiver.ReceiverReplication;
 import io.strata.streaming.sender.SenderWireFormat;
 import io.strata.streaming.wire.LineSplitter;
 import io.strata.streaming.wire.Lz4StreamFrameDecoder;
@@ -89,7 +89,7 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
         Child(int index) {
             UUID guid = UUID.nameUUIDFromBytes(("strata-jmh-child-" + index).getBytes(StandardCharsets.UTF_8));
             HostInfo host = new HostInfo(guid, "jmh-child-" + index, "linux", "UTC", 1, null);
-            parser = new ReceiverParser(engine, host, line -> { }, ReplicationPlanner.NETDATA_DEFAULTS, false,
+            parser = new ReceiverParser(engine, host, line -> { }, ReceiverReplication.NONE, false,
                     ReceiverLimits.DEFAULTS, stats, () -> clockMicros, null);
             channel = compression.equals("lz4") ? new EmbeddedChannel(new Lz4StreamFrameDecoder(), new Feed()) : null;
         }

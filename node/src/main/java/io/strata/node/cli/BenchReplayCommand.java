@@ -1,7 +1,7 @@
 package io.strata.node.cli;
 
-import io.strata.streaming.bench.ReplayBench;
-import io.strata.streaming.bench.ReplayPhases;
+import io.strata.replication.bench.ReplayBench;
+import io.strata.replication.bench.ReplayPhases;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

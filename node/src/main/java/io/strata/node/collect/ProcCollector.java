@@ -1,5 +1,7 @@
 package io.strata.node.collect;
 
+import io.strata.streaming.child.ChartSink;
+import io.strata.streaming.child.LocalChartsSink;
 import io.strata.streaming.child.LocalCharts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

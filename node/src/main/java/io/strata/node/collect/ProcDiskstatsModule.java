@@ -1,5 +1,6 @@
 package io.strata.node.collect;
 
+import io.strata.streaming.child.ProcChart;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

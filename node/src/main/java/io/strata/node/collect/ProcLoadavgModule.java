@@ -1,5 +1,7 @@
 package io.strata.node.collect;
 
+import io.strata.streaming.child.ProcChart;
+
 /**
  * {@code /proc/loadavg}: system.load (kept every 5 s at least, as Netdata does: the kernel
  * recomputes the averages every 5 s) and system.active_processes.

@@ -1,5 +1,6 @@
 package io.strata.node.collect;
 
+import io.strata.streaming.child.ProcChart;
 import java.nio.charset.StandardCharsets;
 
 /** {@code /proc/meminfo}: system.ram, mem.available and system.swap, as Netdata's {@code do_proc_meminfo}. */

@@ -1,5 +1,7 @@
 package io.strata.node.collect;
 
+import io.strata.streaming.child.ChartSink;
+import io.strata.streaming.child.ProcChart;
 import java.nio.file.Path;
 import java.util.UUID;
 

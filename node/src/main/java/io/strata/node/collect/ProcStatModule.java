@@ -1,5 +1,6 @@
 package io.strata.node.collect;
 
+import io.strata.streaming.child.ProcChart;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 

@@ -1,5 +1,7 @@
 package io.strata.node.collect;
 
+import io.strata.streaming.child.ProcChart;
+
 /** {@code /proc/uptime}: system.uptime, collected in milliseconds and shown in seconds. */
 public final class ProcUptimeModule extends ProcModule {
 

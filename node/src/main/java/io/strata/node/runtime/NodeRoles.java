@@ -3,7 +3,7 @@ package io.strata.node.runtime;
 import io.strata.engine.meta.HostInfo;
 import io.strata.node.collect.ProcCollector;
 import io.strata.node.config.NodeConfig;
-import io.strata.streaming.child.ChildStreamer;
+import io.strata.replication.child.ChildStreamer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.server.HttpPipelineInstaller;
 

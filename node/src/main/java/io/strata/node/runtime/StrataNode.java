@@ -1,10 +1,12 @@
 package io.strata.node.runtime;
 
+import io.strata.streaming.child.MachineGuid;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.node.config.NodeConfig;
+import io.strata.replication.receiver.ReplicationPlanner;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.receiver.ReceiverContext;
@@ -62,7 +64,8 @@ public final class StrataNode implements Closeable {
                 stats, ReceiverContext.wallClockMicros(), 600, null);
         // received hosts whose API-key or machine-GUID section enables the proxy go on to its destination
         this.forwarding = new io.strata.replication.forward.Forwarding(engine, config.stream().sender());
-        rc = rc.withListener(forwarding);
+        // gap filling of every received stream: the replication module's planner, as stream.conf says
+        rc = rc.withListener(forwarding).withReplication(ReplicationPlanner.FROM_SETTINGS);
         this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()));
         this.meters = meters;
         this.nodeMeters = new NodeMeters(meters, stats, rc.registry(), engine);

@@ -1,5 +1,6 @@
 package io.strata.node.collect;
 
+import io.strata.streaming.child.ProcChart;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import org.junit.jupiter.api.BeforeEach;

@@ -9,6 +9,8 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.engine.page.StorageNumber;
+import io.strata.micrometer.EmbeddedChild;
+import io.strata.micrometer.StrataMeterRegistry;
 import io.strata.node.config.NodeConfig;
 import io.strata.node.runtime.NodeRoles;
 import io.strata.node.runtime.StrataNode;

@@ -3,8 +3,8 @@ package io.strata.node.runtime;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.strata.node.config.NodeConfig;
-import io.strata.node.micrometer.EmbeddedChild;
-import io.strata.node.micrometer.StrataMeterRegistry;
+import io.strata.micrometer.EmbeddedChild;
+import io.strata.micrometer.StrataMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

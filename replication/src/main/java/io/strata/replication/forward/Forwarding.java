@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -43,6 +44,7 @@ public final class Forwarding implements ReceivedStreamListener, Closeable {
         t.setDaemon(true);
         return t;
     });
+    private final Clock clock;
     private volatile boolean closed;
 
     /**
@@ -51,8 +53,14 @@ public final class Forwarding implements ReceivedStreamListener, Closeable {
      *                 and key come from the received host's section)
      */
     public Forwarding(StorageEngine engine, StreamConfig.SenderSettings template) {
+        this(engine, template, Clock.systemUTC());
+    }
+
+    /** @param clock the unix time of forwarded definitions and replication answers */
+    public Forwarding(StorageEngine engine, StreamConfig.SenderSettings template, Clock clock) {
         this.engine = engine;
         this.template = template;
+        this.clock = clock;
         this.group = io.strata.streaming.server.Transports.group(1);
     }
 
@@ -61,7 +69,7 @@ public final class Forwarding implements ReceivedStreamListener, Closeable {
         if (closed || !stream.settings().proxyEnabled()) {
             return Observer.NONE;
         }
-        HostForwarder f = new HostForwarder(stream, engine, template, group, this);
+        HostForwarder f = new HostForwarder(stream, engine, template, group, this, clock);
         active.add(f);
         LOG.info("STREAM {} [forward]: will forward to '{}' (hops {})", f.hostname(),
                 stream.settings().proxyDestination(), stream.request().hops() + 1);

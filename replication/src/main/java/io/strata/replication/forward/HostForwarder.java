@@ -4,9 +4,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
+import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.sender.ParentCommandDispatcher;
+import io.strata.replication.sender.ReplayAnswer;
 import io.strata.streaming.auth.SimplePattern;
 import io.strata.streaming.auth.StreamConfig;
-import io.strata.streaming.child.ChildStreamer;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.receiver.ReceivedStreamListener;
@@ -14,16 +16,13 @@ import io.strata.streaming.sender.ChildStream;
 import io.strata.streaming.sender.Handshake;
 import io.strata.streaming.sender.SenderListener;
 import io.strata.streaming.sender.SenderSession;
-import io.strata.streaming.sender.SenderWireFormat;
 import io.strata.streaming.sender.StreamSender;
-import io.strata.streaming.wire.AsciiNumbers;
-import io.strata.streaming.wire.LineTokenizer;
 import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.BitSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -41,12 +40,10 @@ import java.util.concurrent.TimeoutException;
  * live data of a chart and its replication answer cannot interleave; the sender's own thread reads
  * the engine for replication answers (disk I/O) and hands the result to the event loop.
  */
-final class HostForwarder implements SenderListener, ReceivedStreamListener.Observer {
+final class HostForwarder implements SenderListener, ReceivedStreamListener.Observer,
+        ParentCommandDispatcher.Target {
 
     private static final Logger LOG = LoggerFactory.getLogger(HostForwarder.class);
-    private static final byte[] K_REPLAY_CHART = "REPLAY_CHART".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] K_FUNCTION = "FUNCTION".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] W_TRUE = "true".getBytes(StandardCharsets.US_ASCII);
     /** How long a grand-parent's request waits for this parent's own replication of the chart. */
     private static final long WAIT_FOR_OWN_REPLICATION_MILLIS = TimeUnit.MINUTES.toMillis(10);
     /** Attempts at a replication answer that collections keep overtaking before it is computed on the loop. */
@@ -57,9 +54,11 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
     private final Forwarding owner;
     private final String hostname;
     private final ChildStream wire;
+    private final ReplayAnswer replay;
+    private final ParentCommandDispatcher commands;
     private final StreamSender sender;
     private final SimplePattern sendCharts;
-    private final LineTokenizer words = new LineTokenizer();
+    private final Clock clock;
 
     // ---- event loop only
     private boolean started;
@@ -76,13 +75,17 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
     private volatile boolean closed;
 
     HostForwarder(ReceivedStreamListener.ReceivedStream stream, StorageEngine engine,
-                  StreamConfig.SenderSettings template, EventLoopGroup group, Forwarding owner) {
+                  StreamConfig.SenderSettings template, EventLoopGroup group, Forwarding owner, Clock clock) {
         this.stream = stream;
         this.engine = engine;
         this.owner = owner;
+        this.clock = clock;
         StreamRequest received = stream.request();
         this.hostname = received.hostname();
-        this.wire = new ChildStream(engine, stream.machineGuid());
+        this.wire = new ChildStream(engine, stream.machineGuid(), null, ChildStream.LabelSources.NETDATA, c -> 0,
+                () -> clock.millis() / 1000, ChildStream.DEFAULT_CLOCK_RESYNC_ITERATIONS);
+        this.replay = new ReplayAnswer(wire);
+        this.commands = new ParentCommandDispatcher(hostname + " [forward]", this);
         var settings = stream.settings();
         this.sendCharts = SimplePattern.parse(settings.proxySendChartsMatching());
         long offered = template.enableCompression() ? ChildStreamer.CHILD_CAPABILITIES
@@ -122,7 +125,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         }
         try {
             if (!wire.isDefined(chartId)) {
-                define(chartId, System.currentTimeMillis() / 1000);
+                define(chartId, clock.millis() / 1000);
             }
             if (streaming.get(chartId)) {
                 writeCollection(chartId);
@@ -220,7 +223,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             wire.forgetDefinitions();
             ByteBuf out = pending();
             wire.writeHostPreamble(out, capabilities);
-            long now = System.currentTimeMillis() / 1000;
+            long now = clock.millis() / 1000;
             for (int chartId : stream.chartIds()) {
                 // a chart still replicating from the child is defined with its first live data
                 if (chartId >= 0 && included(chartId) && !stream.replicating(chartId)
@@ -235,51 +238,38 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
 
     @Override
     public void onParentCommand(SenderSession s, byte[] line, int length) {
-        int n = words.tokenize(line, 0, length);
-        if (n == 0) {
-            return;
-        }
-        if (words.wordEquals(0, K_REPLAY_CHART) && n >= 5) {
-            replayChart(s, line);
-        } else if (words.wordEquals(0, K_FUNCTION) && n >= 2) {
-            ByteBuf out = ByteBufAllocator.DEFAULT.buffer(256);
-            SenderWireFormat.functionNotFound(out, words.string(1));
-            onLoop(() -> {
-                if (session == s) {
-                    flushPending();
-                    s.write(out);
-                } else {
-                    out.release();
-                }
-                return null;
-            });
-        } else {
-            LOG.info("STREAM {} [forward]: unknown command from the parent: {}", hostname,
-                    new String(line, 0, Math.min(length, 200), StandardCharsets.UTF_8));
-        }
+        commands.dispatch(s, line, length);
     }
 
-    private void replayChart(SenderSession s, byte[] line) {
-        String id = words.string(1);
-        boolean start = words.wordEquals(2, W_TRUE);
-        long after = AsciiNumbers.parseLongC(line, words.start(3), words.end(3));
-        long before = AsciiNumbers.parseLongC(line, words.start(4), words.end(4));
+    @Override
+    public void answer(SenderSession s, ByteBuf out) {
+        onLoop(() -> {
+            if (session == s) {
+                flushPending();
+                s.write(out);
+            } else {
+                out.release();
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public void replayChart(SenderSession s, String id, boolean start, long after, long before) {
         int chartId = engine.metadata().chartId(stream.machineGuid(), id);
         if (chartId < 0) {
             LOG.warn("STREAM {} [forward]: REPLAY_CHART for unknown chart '{}'", hostname, id);
             return;
         }
         // this parent may itself still be filling the chart from the child: answer once it has
-        long deadline = System.currentTimeMillis() + WAIT_FOR_OWN_REPLICATION_MILLIS;
-        while (stream.replicating(chartId) && s.isOpen() && !closed && System.currentTimeMillis() < deadline) {
-            if (!sleep(100)) {
+        long deadline = clock.millis() + WAIT_FOR_OWN_REPLICATION_MILLIS;
+        while (stream.replicating(chartId) && s.isOpen() && !closed && clock.millis() < deadline) {
+            if (!ParentCommandDispatcher.sleep(100)) {
                 return;
             }
         }
-        for (int i = 0; i < 100 && s.isOpen() && s.halfFull(); i++) {
-            if (!sleep(10)) {
-                return;
-            }
+        if (!ParentCommandDispatcher.holdBackWhileHalfFull(s)) {
+            return;
         }
         for (int attempt = 1; attempt <= REPLAY_ATTEMPTS && s.isOpen() && !closed; attempt++) {
             StateSnapshot state = onLoop(() -> session == s && wire.isDefined(chartId) ? snapshot(chartId) : null);
@@ -289,8 +279,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
             boolean streams;
             try {
-                streams = wire.writeReplayAnswer(out, chartId, start, after, before, System.currentTimeMillis() / 1000,
-                        state);
+                streams = replay.write(out, chartId, start, after, before, clock.millis() / 1000, state);
             } catch (IOException | RuntimeException e) {
                 out.release();
                 LOG.warn("STREAM {} [forward]: cannot answer REPLAY_CHART for '{}': {}", hostname, id, e.toString());
@@ -359,16 +348,6 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             return null;
         } catch (TimeoutException | java.util.concurrent.RejectedExecutionException e) {
             return null;
-        }
-    }
-
-    private static boolean sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
         }
     }
 

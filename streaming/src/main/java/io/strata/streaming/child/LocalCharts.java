@@ -44,6 +44,21 @@ public final class LocalCharts implements ChildStream.CollectionState {
             return chartId;
         }
 
+        /** The µs between the chart's last two collections, as a sender reports them in BEGIN. */
+        public long microsecondsSinceLastCollection() {
+            return collector.microsecondsSinceLastCollection();
+        }
+
+        /** The raw values of the last collection, by dimension (the sender's SET values). */
+        public long[] collected() {
+            return collected;
+        }
+
+        /** Which dimensions the last collection set. */
+        public boolean[] updated() {
+            return updated;
+        }
+
         public String id() {
             return id;
         }

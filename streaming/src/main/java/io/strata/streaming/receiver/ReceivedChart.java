@@ -32,9 +32,8 @@ final class ReceivedChart {
     long replayPointStart;
     long replayPointEnd;
     boolean replayPointOpen;
-    /** Replication: the `before` of the outstanding request, where the next step continues. */
-    long replicationBefore;
-    long replicationStepsDone;
+    /** Replication: where the chart's steps are (the replication module's state). */
+    final ReceiverReplication.ChartReplication replication;
     long replayedPoints;
     boolean obsolete;
     /** BEGIN seen and END not yet. */
@@ -45,8 +44,9 @@ final class ReceivedChart {
     /** Live collections stored since the stream started. */
     long collections;
 
-    ReceivedChart(ChartInfo info, StoredPointSink sink) {
+    ReceivedChart(ChartInfo info, StoredPointSink sink, ReceiverReplication.ChartReplication replication) {
         this.info = info;
+        this.replication = replication;
         this.collector = new ChartCollector(info.updateEvery(), sink);
     }
 

@@ -7,31 +7,41 @@ import java.util.function.LongSupplier;
 
 /**
  * What every receiver of a node shares: the engine, the authoriser, the live streams, limits and
- * counters, and who else hears of what is received ({@code listener}: forwarding).
+ * counters, who else hears of what is received ({@code listener}: forwarding), and the gap filling
+ * of each stream ({@code replication}: the replication module's planner; none unless wired in).
  */
 public record ReceiverContext(StorageEngine engine, StreamAuthorizer authorizer, ReceiverRegistry registry,
                               ReceiverLimits limits, ReceiverStats stats, LongSupplier nowMicros,
                               int receiveTimeoutSeconds, ReceiverParser.FunctionResults functionResults,
-                              ReceivedStreamListener listener) {
+                              ReceivedStreamListener listener, ReceiverReplication.Factory replication) {
 
     /** A receiver that stores only. */
     public ReceiverContext(StorageEngine engine, StreamAuthorizer authorizer, ReceiverRegistry registry,
                            ReceiverLimits limits, ReceiverStats stats, LongSupplier nowMicros,
                            int receiveTimeoutSeconds, ReceiverParser.FunctionResults functionResults) {
         this(engine, authorizer, registry, limits, stats, nowMicros, receiveTimeoutSeconds, functionResults,
-                ReceivedStreamListener.NONE);
+                ReceivedStreamListener.NONE, ReceiverReplication.Factory.NONE);
     }
 
     public ReceiverContext {
         if (listener == null) {
             listener = ReceivedStreamListener.NONE;
         }
+        if (replication == null) {
+            replication = ReceiverReplication.Factory.NONE;
+        }
     }
 
     /** The same context with another listener. */
     public ReceiverContext withListener(ReceivedStreamListener l) {
         return new ReceiverContext(engine, authorizer, registry, limits, stats, nowMicros, receiveTimeoutSeconds,
-                functionResults, l);
+                functionResults, l, replication);
+    }
+
+    /** The same context with another gap filling. */
+    public ReceiverContext withReplication(ReceiverReplication.Factory r) {
+        return new ReceiverContext(engine, authorizer, registry, limits, stats, nowMicros, receiveTimeoutSeconds,
+                functionResults, listener, r);
     }
 
     public static LongSupplier wallClockMicros() {

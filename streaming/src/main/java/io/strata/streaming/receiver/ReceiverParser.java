@@ -71,7 +71,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private final MetadataStore metadata;
     private final LineTokenizer words = new LineTokenizer();
     private final ParentCommands commands;
-    private final ReplicationPlanner replication;
+    private final ReceiverReplication replication;
     private final boolean replicationNegotiated;
     private final ReceiverLimits limits;
     private final ReceiverStats stats;
@@ -107,7 +107,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private String functionContentType;
     private long functionExpires;
 
-    public ReceiverParser(StorageEngine engine, HostInfo host, ParentCommands commands, ReplicationPlanner replication,
+    public ReceiverParser(StorageEngine engine, HostInfo host, ParentCommands commands, ReceiverReplication replication,
                           boolean replicationNegotiated, ReceiverLimits limits, ReceiverStats stats,
                           LongSupplier nowMicros, FunctionResults functionResults) {
         this.engine = engine;
@@ -438,7 +438,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             if (charts.size() >= limits.maxChartsPerHost()) {
                 throw error("more than " + limits.maxChartsPerHost() + " charts for this host", b, s, e);
             }
-            c = new ReceivedChart(info, sink);
+            c = new ReceivedChart(info, sink, replication.chart());
             chartIndex.add(id);
             charts.add(c);
         }
@@ -508,17 +508,13 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         ReceivedChart c = requireChart("CHART_DEFINITION_END", b, s, e);
         long childFirst = n > 1 ? AsciiNumbers.parseLongC(b, words.start(1), words.end(1)) : 0;
         long childLast = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
-        c.replicationBefore = 0;
-        c.replicationStepsDone = 0;
-        requestReplication(c, childFirst, childLast, 0);
+        ReceiverReplication.Request r = c.replication.definitionEnded(lastStoredTime(c), childFirst, childLast,
+                c.dimensionCount(), nowMicros.getAsLong() / 1_000_000L);
+        sendReplicationRequest(c, r, childLast);
     }
 
-    private void requestReplication(ReceivedChart c, long childFirst, long childLast, long followUpFrom) {
-        long now = nowMicros.getAsLong() / 1_000_000L;
-        ReplicationPlanner.Request r = replication.next(lastStoredTime(c), followUpFrom, childFirst, childLast,
-                c.dimensionCount(), now);
+    private void sendReplicationRequest(ReceivedChart c, ReceiverReplication.Request r, long childLast) {
         c.replicating = true;
-        c.replicationBefore = r.before();
         LOG.debug("{} {}: stored up to {}, child up to {}: {}", host.hostname(), c.info.id(), c.dimensionCount() > 0 ? engine.registry().lastTime(c.metricIds[0], 0) : 0, childLast, r);
         commands.send(r.line(c.info.id()));
     }
@@ -838,7 +834,6 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         boolean start = is(b, words.start(4), words.end(4), W_TRUE);
         long before = AsciiNumbers.parseLongC(b, words.start(6), words.end(6));
         c.replayPointOpen = false;
-        c.replicationStepsDone++;
         int ue = childUpdateEvery > 0 && childUpdateEvery <= 86_400 ? (int) childUpdateEvery : c.info.updateEvery();
         c.collector.replayEnd(start, ue);
         LOG.debug("{} {}: REND start={} child last={} before={}", host.hostname(), c.info.id(), start, childLast, before);
@@ -847,20 +842,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             observer.chartReplicationFinished(c.chartId);
             return;
         }
-        // the child did not start streaming: ask for the next step, from where this one ended
-        long from = Math.max(before, c.replicationBefore);
-        if (from <= 0) {
-            commands.send(new ReplicationPlanner.Request(true, 0, 0).line(c.info.id()));
-            return;
-        }
-        if (from >= childLast) {
-            // Netdata 1.37.1 asks "true 0 0" here, and loses what the child collected between its
-            // answer and this request (the child declined to start because its clock moved on while
-            // answering). Asking from where the answer ended makes the child send those points first.
-            commands.send(new ReplicationPlanner.Request(true, from, from).line(c.info.id()));
-            return;
-        }
-        requestReplication(c, childFirst, childLast, from);
+        // the child did not start streaming: replication says what to ask next
+        ReceiverReplication.Request r = c.replication.stepEnded(before, lastStoredTime(c), childFirst, childLast,
+                c.dimensionCount(), nowMicros.getAsLong() / 1_000_000L);
+        sendReplicationRequest(c, r, childLast);
     }
 
     // ---------------------------------------------------------------- helpers

@@ -122,8 +122,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             rc.stats().bytesSent.add(line.length());
             ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, java.nio.charset.StandardCharsets.UTF_8));
         };
-        ReplicationPlanner planner = new ReplicationPlanner(d.settings().replication(),
-                d.settings().secondsToReplicate(), d.settings().secondsPerReplicationStep());
+        ReceiverReplication planner = rc.replication().forStream(d.settings());
         ReceiverParser parser;
         try {
             parser = new ReceiverParser(rc.engine(), host, commands, planner,

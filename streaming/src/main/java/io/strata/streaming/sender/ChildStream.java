@@ -10,7 +10,7 @@ import io.strata.engine.meta.HostInfo;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.engine.registry.MetricRegistry;
 
-import java.io.IOException;
+import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -22,13 +22,13 @@ import java.util.function.LongSupplier;
 
 /**
  * What one connected child sends for a host whose data lives in a local {@link StorageEngine}:
- * the host preamble, chart definitions, replication answers and collected values, as a Netdata
- * 1.37.1 child writes them (see {@code docs/format/stream-sender.md}).
+ * the host preamble, chart definitions and collected values, as a Netdata 1.37.1 child writes them
+ * (see {@code docs/format/stream-sender.md}); replication answers (the replication module's
+ * {@code ReplayAnswer}) are written with the ids of {@link #dimensionsForReplay}.
  *
  * <p>Every method appends one atomic block to the given buffer; the caller commits the buffer with
  * {@link SenderSession#write}. Definitions may be written from any thread; the per-chart state
  * kept for {@link #writeCollection(ByteBuf, int, long, long[], boolean[])} is published safely.
- * Replication answers read the engine (disk I/O): call them off the event loop.
  */
 public final class ChildStream {
 
@@ -40,9 +40,6 @@ public final class ChildStream {
 
     /** {@code initial clock resync iterations}: BEGIN sends 0 µs this long after a (re)definition, without REPLICATION. */
     public static final int DEFAULT_CLOCK_RESYNC_ITERATIONS = 60;
-
-    /** Tolerance, in seconds, for a database time in the future (the C sender's {@code tolerance}). */
-    private static final long FUTURE_TOLERANCE_SECONDS = 2;
 
     /**
      * The collection state of the chart's dimensions (Netdata's {@code RRDDIM}/{@code RRDSET}
@@ -132,13 +129,11 @@ public final class ChildStream {
     private final int clockResyncIterations;
     private final Object wiresLock = new Object();
     private volatile ChartWire[] wires = new ChartWire[0];
-    /** Guarded by this: the cursors of the last answer, reused by the next one. */
-    private DimensionCursor[] spareCursors;
 
     /** Unclaimed, Netdata's label sources, no chart options, the system clock, 60 resync iterations. */
     public ChildStream(StorageEngine engine, UUID hostGuid) {
         this(engine, hostGuid, null, LabelSources.NETDATA, c -> 0,
-                () -> System.currentTimeMillis() / 1000, DEFAULT_CLOCK_RESYNC_ITERATIONS);
+                () -> Clock.systemUTC().millis() / 1000, DEFAULT_CLOCK_RESYNC_ITERATIONS);
     }
 
     /**
@@ -164,6 +159,28 @@ public final class ChildStream {
 
     public UUID hostGuid() {
         return hostGuid;
+    }
+
+    public StorageEngine engine() {
+        return engine;
+    }
+
+    /** Unix seconds of this stream's clock (a replication answer reads it again after reading the engine). */
+    public long wallClockSeconds() {
+        return wallClockSeconds.getAsLong();
+    }
+
+    /**
+     * What a replication answer writes of a chart: the ids as sent in its definition on this
+     * connection, or as the metadata has them when the chart is not defined yet.
+     */
+    public record ChartDimensions(byte[] chartIdUtf8, int[] metrics, byte[][] dimensionIdsUtf8, int updateEvery) {
+    }
+
+    /** The chart's dimensions for a replication answer; see {@link ChartDimensions}. */
+    public ChartDimensions dimensionsForReplay(int chartId) {
+        ChartWire w = wireOrFresh(chartId);
+        return new ChartDimensions(w.idUtf8, w.metrics, w.dimIds, w.updateEvery);
     }
 
     // ---- preamble and definitions ---------------------------------------------------------------
@@ -357,280 +374,6 @@ public final class ChildStream {
         SenderWireFormat.end(out);
     }
 
-    // ---- replication ----------------------------------------------------------------------------
-
-    /**
-     * Answers {@code REPLAY_CHART "<id>" "<start>" <after> <before>} from the engine, as the 1.37.1
-     * sender's {@code replicate_chart_response} does (§6.1, §6.3): the window is clamped to the
-     * chart's retention, extended to its latest point when the parent asks to start streaming;
-     * every point in (after, before] is an {@code RBEGIN ''} with one {@code RSET} per dimension
-     * (tier-0 stored values); when streaming starts, {@code RDSTATE}/{@code RSSTATE} from
-     * {@code state}; then {@code REND}. If the wall clock moved past {@code nowSeconds} while
-     * answering, streaming is not started (the parent asks again).
-     *
-     * @return whether the child resumes BEGIN/SET/END for the chart ({@code REND ... true})
-     * @throws IOException when the engine cannot be read; nothing is left in {@code out} then
-     */
-    public boolean writeReplayAnswer(ByteBuf out, int chartId, boolean startStreaming, long after, long before,
-                                     long nowSeconds, CollectionState state) throws IOException {
-        ChartWire w = wireOrFresh(chartId);
-        int start = out.writerIndex();
-        try {
-            return replay(out, chartId, w, startStreaming, after, before, nowSeconds, state);
-        } catch (IOException | RuntimeException e) {
-            out.writerIndex(start);
-            throw e;
-        }
-    }
-
-    private boolean replay(ByteBuf out, int chartId, ChartWire w, boolean startStreaming, long after, long before,
-                           long now, CollectionState state) throws IOException {
-        long[] range = tier0Range(w.metrics);
-        long firstLocal = range[0];
-        if (firstLocal > now + FUTURE_TOLERANCE_SECONDS) {
-            firstLocal = now;
-        }
-        // (after, before]: a parent asking from before our first point gets that point too (1.37.1
-        // clamps to the first point itself and so never sends it)
-        long queryAfter = Math.max(after, firstLocal - 1);
-
-        long lastUpdated = state.chartLastUpdatedUt(chartId) / 1_000_000L;
-        long lastLocal = lastUpdated;
-        if (lastLocal == 0) {
-            lastLocal = range[1];
-            if (lastLocal == 0) {
-                lastLocal = now;
-            }
-        }
-        if (lastLocal > now + FUTURE_TOLERANCE_SECONDS) {
-            lastLocal = now;
-        }
-        long queryBefore = Math.min(before, lastLocal);
-        if (startStreaming) {
-            queryBefore = lastLocal;
-        }
-        if (queryAfter > queryBefore) {
-            long t = queryBefore;
-            queryBefore = queryAfter;
-            queryAfter = t;
-        }
-        boolean enableStreaming = startStreaming || queryBefore == lastLocal || after == 0 || before == 0;
-
-        SenderWireFormat.replayBegin(out, w.idUtf8);
-        long answeredAfter = after;
-        long answeredBefore;
-        if (after != 0 && before != 0) {
-            answeredBefore = replayPoints(out, w, queryAfter, queryBefore, enableStreaming, lastUpdated, now);
-        } else {
-            answeredAfter = 0;
-            answeredBefore = 0;
-            enableStreaming = true;
-        }
-
-        long worldClock = wallClockSeconds.getAsLong();
-        if (enableStreaming) {
-            if (now < worldClock) {
-                // answering took us past a second: points collected meanwhile are in neither
-                // this answer nor the stream, so the parent must ask again
-                enableStreaming = false;
-            } else {
-                for (int i = 0; i < w.metrics.length; i++) {
-                    SenderWireFormat.replayDimensionState(out, w.dimIds[i], state.lastCollectedUt(chartId, i),
-                            state.lastCollectedValue(chartId, i), state.lastCalculatedValue(chartId, i),
-                            state.lastStoredValue(chartId, i));
-                }
-                SenderWireFormat.replayChartState(out, state.chartLastCollectedUt(chartId),
-                        state.chartLastUpdatedUt(chartId));
-            }
-        }
-        SenderWireFormat.replayEnd(out, w.updateEvery, firstLocal, lastLocal, enableStreaming, answeredAfter,
-                answeredBefore, worldClock);
-        return enableStreaming;
-    }
-
-    /**
-     * The points in (after, before], merged across dimensions the way the C sender merges its
-     * per-dimension storage queries: each step emits the earliest point end among the dimensions;
-     * a dimension whose current point covers that time sends it, the others send {@code NAN "E"}.
-     * Returns the {@code before} actually used.
-     */
-    private long replayPoints(ByteBuf out, ChartWire w, long after, long before, boolean enableStreaming,
-                              long lastUpdatedSeconds, long wallClock) throws IOException {
-        if (enableStreaming && lastUpdatedSeconds > before) {
-            before = lastUpdatedSeconds;
-        }
-        int ue = w.updateEvery;
-        int n = w.metrics.length;
-        long pointsAsked = Math.min((before - after) / Math.max(1, ue) + 1, 86_400L);
-        // sized for the window or the request, whichever is smaller, and kept for the next answer
-        int capacity = (int) Math.min(DimensionCursor.WINDOW_POINTS + 1, pointsAsked + 1);
-        DimensionCursor[] cursors = takeCursors(n);
-        for (int i = 0; i < n; i++) {
-            if (cursors[i] == null) {
-                cursors[i] = new DimensionCursor(engine);
-            }
-            cursors[i].start(w.metrics[i], after, before, ue, capacity);
-        }
-        try {
-            return replayPoints(out, w, after, before, wallClock, ue, n, pointsAsked, cursors);
-        } finally {
-            returnCursors(cursors);
-        }
-    }
-
-    /** The cursors of the previous answer (their arrays are what costs), or fresh slots; concurrent answers get their own. */
-    private synchronized DimensionCursor[] takeCursors(int n) {
-        DimensionCursor[] spare = spareCursors;
-        spareCursors = null;
-        if (spare == null) {
-            return new DimensionCursor[n];
-        }
-        return spare.length >= n ? spare : Arrays.copyOf(spare, n);
-    }
-
-    private synchronized void returnCursors(DimensionCursor[] cursors) {
-        if (spareCursors == null || spareCursors.length < cursors.length) {
-            spareCursors = cursors;
-        }
-    }
-
-    private long replayPoints(ByteBuf out, ChartWire w, long after, long before, long wallClock, int ue, int n,
-                              long pointsAsked, DimensionCursor[] cursors) throws IOException {
-        int maxIdBytes = 0;
-        for (byte[] id : w.dimIds) {
-            maxIdBytes = Math.max(maxIdBytes, id.length);
-        }
-        // one growth of the buffer instead of a doubling every few points
-        out.ensureWritable((int) Math.min(pointsAsked * (40L + n * (30L + maxIdBytes)), 64L << 20));
-        ReplayPointWriter points = new ReplayPointWriter();
-        long now = after + 1;
-        while (now <= before) {
-            long minStart = 0;
-            long minEnd = 0;
-            for (int i = 0; i < n; i++) {
-                DimensionCursor c = cursors[i];
-                c.advanceTo(now);
-                if (!c.loaded || c.end < now) {
-                    continue;
-                }
-                long start = c.end - ue;
-                if (minStart == 0) {
-                    minStart = start;
-                    minEnd = c.end;
-                } else {
-                    minStart = Math.min(minStart, start);
-                    minEnd = Math.min(minEnd, c.end);
-                }
-            }
-            if (minStart > wallClock + 1 || minEnd > wallClock + ue + 1) {
-                break;
-            }
-            if (minEnd < now) {
-                break;
-            }
-            if (minEnd <= minStart) {
-                minStart = minEnd - ue;
-            }
-            points.begin(minStart, minEnd, wallClock, n, maxIdBytes);
-            for (int i = 0; i < n; i++) {
-                DimensionCursor c = cursors[i];
-                if (c.loaded && c.end - ue <= minEnd && c.end >= minEnd) {
-                    points.set(out, w.dimIds[i], c.storageNumber);
-                } else {
-                    points.empty(w.dimIds[i]);
-                }
-            }
-            points.drainTo(out);
-            now = minEnd + 1;
-        }
-        return before;
-    }
-
-    /**
-     * Walks one dimension's tier-0 points in windows of {@value #WINDOW_POINTS} points, so that a
-     * long request never holds more than one window per dimension in memory.
-     */
-    private static final class DimensionCursor implements StorageEngine.Tier0RunConsumer {
-        static final int WINDOW_POINTS = 1024;
-
-        private final StorageEngine engine;
-        private int metric;
-        private long until;
-        private long windowSeconds;
-        private long nextFrom;
-        private long[] times = new long[0];
-        private int[] storageNumbers = new int[0];
-        private int count;
-        private int position;
-
-        boolean loaded;
-        long end;
-        int storageNumber;
-
-        DimensionCursor(StorageEngine engine) {
-            this.engine = engine;
-        }
-
-        /** Positions the cursor before the points of {@code metric} in (from, until]. */
-        void start(int metric, long from, long until, int updateEvery, int capacity) {
-            if (times.length < capacity) {
-                times = new long[capacity];
-                storageNumbers = new int[capacity];
-            }
-            this.metric = metric;
-            this.until = until;
-            this.windowSeconds = (long) WINDOW_POINTS * updateEvery;
-            this.nextFrom = from;
-            this.count = 0;
-            this.position = 0;
-            this.loaded = false;
-            this.end = 0;
-            this.storageNumber = 0;
-        }
-
-        @Override
-        public void points(int[] sns, int from, int to, long firstTime, long step) {
-            int n = to - from;
-            if (count + n > times.length) {
-                int size = Math.max(count + n, times.length * 2);
-                times = Arrays.copyOf(times, size);
-                storageNumbers = Arrays.copyOf(storageNumbers, size);
-            }
-            System.arraycopy(sns, from, storageNumbers, count, n);
-            long[] ts = times;
-            long t = firstTime;
-            for (int i = count, end = count + n; i < end; i++, t += step) {
-                ts[i] = t;
-            }
-            count += n;
-        }
-
-        /** Moves to the first point ending at or after {@code now}; keeps the last point when none does. */
-        void advanceTo(long now) throws IOException {
-            while ((!loaded || end < now) && fetch()) {
-                // skipping points that end before now
-            }
-        }
-
-        private boolean fetch() throws IOException {
-            while (position >= count) {
-                if (nextFrom > until) {
-                    return false;
-                }
-                long to = until - nextFrom < windowSeconds ? until : nextFrom + windowSeconds - 1;
-                count = 0;
-                position = 0;
-                engine.queryTier0Runs(metric, nextFrom, to, this);
-                nextFrom = to + 1;
-            }
-            end = times[position];
-            storageNumber = storageNumbers[position];
-            position++;
-            loaded = true;
-            return true;
-        }
-    }
-
     // ---- engine helpers -------------------------------------------------------------------------
 
     private ChartInfo chart(int chartId) {
@@ -678,7 +421,7 @@ public final class ChildStream {
     }
 
     /** [first, last] tier-0 time over the metrics, 0 where nothing is stored (first ignores empty metrics). */
-    private long[] tier0Range(int[] metrics) {
+    public long[] tier0Range(int[] metrics) {
         MetricRegistry reg = engine.registry();
         long first = 0;
         long last = 0;

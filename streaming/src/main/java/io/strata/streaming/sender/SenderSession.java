@@ -58,6 +58,15 @@ public final class SenderSession {
     }
 
     /**
+     * A session over a channel connected and handshaken elsewhere than in {@link StreamSender} (an
+     * embedding, or a test on an {@code EmbeddedChannel}): blocks go to the channel as they are here.
+     */
+    public static SenderSession over(String hostName, Channel channel, Destination destination, long capabilities,
+                                     long bufferSizeBytes) {
+        return new SenderSession(hostName, channel, destination, capabilities, bufferSizeBytes);
+    }
+
+    /**
      * Commits one block; takes ownership of {@code block} (it is released whatever happens).
      *
      * @return false when the block was not queued: the session is closed, or the block overflowed

@@ -59,9 +59,9 @@ public final class SenderWireFormat {
     private static final byte[] QUOTE_EQUALS = ascii("\" = ");
     private static final byte[] END = ascii("END\n");
     private static final byte[] RBEGIN = ascii("RBEGIN \"");
-    static final byte[] RBEGIN_POINT = ascii("RBEGIN '' ");
-    static final byte[] RSET = ascii("RSET \"");
-    static final byte[] NAN_EMPTY = ascii("\" NAN \"E\"\n");
+    public static final byte[] RBEGIN_POINT = ascii("RBEGIN '' ");
+    public static final byte[] RSET = ascii("RSET \"");
+    public static final byte[] NAN_EMPTY = ascii("\" NAN \"E\"\n");
     private static final byte[] RDSTATE = ascii("RDSTATE \"");
     private static final byte[] RSSTATE = ascii("RSSTATE ");
     private static final byte[] REND = ascii("REND ");
@@ -611,14 +611,14 @@ public final class SenderWireFormat {
     }
 
     /** The most bytes {@link #fixed7(byte[], int, double)} writes: sign, 20 digits, point, 7 decimals. */
-    static final int FIXED7_MAX_BYTES = 32;
+    public static final int FIXED7_MAX_BYTES = 32;
 
     /**
      * {@link #writeFixed7(ByteBuf, double)} into {@code dst} at {@code at} (room for
      * {@link #FIXED7_MAX_BYTES} bytes); returns the index after the last byte written, or -1 for a
      * magnitude of 2^63 or more, which the caller formats with {@link #writeFixed7(ByteBuf, double)}.
      */
-    static int fixed7(byte[] dst, int at, double v) {
+    public static int fixed7(byte[] dst, int at, double v) {
         long bits = Double.doubleToRawLongBits(v);
         boolean negative = bits < 0;
         if (Double.isNaN(v)) {
@@ -692,7 +692,7 @@ public final class SenderWireFormat {
     }
 
     /** {@code v >= 0} in decimal into {@code dst} at {@code at}; returns the index after it. */
-    static int positive(byte[] dst, int at, long v) {
+    public static int positive(byte[] dst, int at, long v) {
         // digits from the bit length: 1233/4096 ~ log10(2), corrected by one comparison
         int guess = ((64 - Long.numberOfLeadingZeros(v | 1)) * 1233) >>> 12;
         int digits = guess < POWERS_OF_TEN.length && v >= POWERS_OF_TEN[guess] ? guess + 1 : Math.max(guess, 1);
@@ -702,7 +702,7 @@ public final class SenderWireFormat {
     }
 
     /** The last {@code digits} digits of {@code v >= 0} into {@code dst[end - digits, end)}, leading zeros kept. */
-    static void twoDigitsBackwards(byte[] dst, int end, long v, int digits) {
+    public static void twoDigitsBackwards(byte[] dst, int end, long v, int digits) {
         int i = end;
         int stop = end - digits;
         while (i - stop >= 2) {
@@ -716,7 +716,7 @@ public final class SenderWireFormat {
         }
     }
 
-    static int put(byte[] dst, int at, byte[] bytes) {
+    public static int put(byte[] dst, int at, byte[] bytes) {
         System.arraycopy(bytes, 0, dst, at, bytes.length);
         return at + bytes.length;
     }

@@ -62,7 +62,7 @@ class ReceiverClosesAfterUnregisteringTest {
             }
         };
         ReceiverContext rc = new ReceiverContext(engine, auth, registry, ReceiverLimits.DEFAULTS, new ReceiverStats(),
-                ReceiverContext.wallClockMicros(), 600, null, slowAfterRead);
+                ReceiverContext.wallClockMicros(), 600, null).withListener(slowAfterRead);
         server = new StreamServer(rc, null, null, 1);
         port = server.bind(new InetSocketAddress("127.0.0.1", 0)).getPort();
     }

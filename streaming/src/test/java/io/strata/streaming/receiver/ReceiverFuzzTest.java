@@ -291,7 +291,7 @@ class ReceiverFuzzTest {
     static ReceiverParser parser(StorageEngine engine, UUID guid, ReceiverLimits limits, ReceiverStats stats,
                                  LongSupplier clock, long[] commandsSent, List<String> functionResults) {
         HostInfo host = new HostInfo(guid, "fuzz-" + guid.toString().substring(0, 8), "linux", "UTC", 1, null);
-        return new ReceiverParser(engine, host, line -> commandsSent[0]++, ReplicationPlanner.NETDATA_DEFAULTS, true,
+        return new ReceiverParser(engine, host, line -> commandsSent[0]++, ReceiverReplication.NONE, true,
                 limits, stats, clock, (transaction, status, type, expires, payload) -> {
                     if (functionResults != null) {
                         functionResults.add(payload);

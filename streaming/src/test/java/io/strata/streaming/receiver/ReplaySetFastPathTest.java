@@ -98,7 +98,7 @@ class ReplaySetFastPathTest {
 
     private static ReceiverParser parser(StorageEngine engine) {
         HostInfo host = new HostInfo(UUID.randomUUID(), "child", "linux", "UTC", 1, null);
-        return new ReceiverParser(engine, host, line -> { }, ReplicationPlanner.NETDATA_DEFAULTS, true,
+        return new ReceiverParser(engine, host, line -> { }, ReceiverReplication.NONE, true,
                 ReceiverLimits.DEFAULTS, new ReceiverStats(), () -> (T + 1) * 1_000_000L, null);
     }
 

@@ -37,7 +37,7 @@ class ReplicationLagTest {
             long t = 1_700_000_000L;
             nowSeconds = t + 100;
             ReceiverParser p = new ReceiverParser(engine, new HostInfo(UUID.randomUUID(), "child", "linux", "UTC", 1,
-                    null), sent::add, ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS,
+                    null), sent::add, ReceiverReplication.NONE, true, ReceiverLimits.DEFAULTS,
                     new ReceiverStats(), () -> nowSeconds * 1_000_000L, null);
             ReceiverRegistry.Active active = new ReceiverRegistry.Active(null, "child", 1, 0);
             assertEquals(0, active.chartsReplicating(), "no parser yet");

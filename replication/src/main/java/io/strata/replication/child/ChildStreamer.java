@@ -1,0 +1,231 @@
+package io.strata.replication.child;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.strata.replication.sender.ParentCommandDispatcher;
+import io.strata.replication.sender.ReplayAnswer;
+import io.strata.streaming.auth.SimplePattern;
+import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.child.LocalCharts;
+import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.handshake.StreamRequest;
+import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.Handshake;
+import io.strata.streaming.sender.SenderListener;
+import io.strata.streaming.sender.SenderSession;
+import io.strata.streaming.sender.StreamSender;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * A child's stream of its own host to its parents: on each connection the host preamble and every
+ * chart definition; {@code REPLAY_CHART} answered from the local engine; then each collection
+ * pass as one block of {@code BEGIN}/{@code SET}/{@code END} (one block per pass compresses well).
+ */
+public final class ChildStreamer implements SenderListener, LocalCharts.CollectionListener, Closeable,
+        ParentCommandDispatcher.Target {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChildStreamer.class);
+    /** What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call). */
+    public static final long CHILD_CAPABILITIES = Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM
+            | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY;
+
+    private final LocalCharts charts;
+    private final ChildStream stream;
+    private final ReplayAnswer replay;
+    private final ParentCommandDispatcher commands;
+    private final StreamSender sender;
+    private final SimplePattern sendCharts;
+    private final Clock clock;
+    /** Per engine chart id: 1 when BEGIN/SET/END flows on the current connection. */
+    private volatile AtomicIntegerArray streaming = new AtomicIntegerArray(0);
+    private volatile SenderSession session;
+    private volatile long caps;
+
+    public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
+        this(charts, settings, hops, group, Clock.systemUTC());
+    }
+
+    /** @param clock the unix time of definitions and replication answers */
+    public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group,
+                         Clock clock) {
+        this.charts = charts;
+        this.clock = clock;
+        this.stream = new ChildStream(charts.engine(), charts.host().machineGuid(), null,
+                ChildStream.LabelSources.NETDATA, c -> 0, () -> clock.millis() / 1000,
+                ChildStream.DEFAULT_CLOCK_RESYNC_ITERATIONS);
+        this.replay = new ReplayAnswer(stream);
+        this.commands = new ParentCommandDispatcher(charts.host().hostname(), this);
+        this.sendCharts = SimplePattern.parse(settings.sendChartsMatching());
+        String key = settings.apiKey();
+        long offered = settings.enableCompression() ? CHILD_CAPABILITIES : CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
+        Handshake handshake = Handshake.netdata(d -> StreamRequest.builder().key(key).hostname(charts.host().hostname())
+                .registryHostname(charts.host().hostname())
+                .machineGuid(charts.host().machineGuid().toString())
+                .updateEvery(charts.host().updateEvery()).os(charts.host().os().isEmpty() ? "linux"
+                        : charts.host().os())
+                .hops(hops).ver(offered).programName("netdata").programVersion("v1.37.1")
+                .build().encode());
+        this.sender = StreamSender.fromSettings(charts.host().hostname(), settings, settings.destination(), handshake,
+                this, group);
+        charts.addListener(this);
+    }
+
+    public void start() {
+        sender.start();
+    }
+
+    public StreamSender sender() {
+        return sender;
+    }
+
+    /** Charts whose live data flows on the current connection. */
+    public int chartsStreaming() {
+        AtomicIntegerArray s = streaming;
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            n += s.get(i);
+        }
+        return n;
+    }
+
+    @Override
+    public void onConnected(SenderSession s, long capabilities) {
+        stream.forgetDefinitions();
+        int max = 0;
+        for (LocalCharts.Chart c : charts.charts()) {
+            max = Math.max(max, c.chartId() + 1);
+        }
+        AtomicIntegerArray flags = new AtomicIntegerArray(max);
+        streaming = flags;
+        caps = capabilities;
+        long now = clock.millis() / 1000;
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
+        stream.writeHostPreamble(out, capabilities);
+        boolean replication = Capabilities.has(capabilities, Capabilities.REPLICATION);
+        for (LocalCharts.Chart c : charts.charts()) {
+            if (!sendCharts.matches(c.id())) {
+                continue;
+            }
+            stream.writeChartDefinition(out, c.chartId(), capabilities, now);
+            if (!replication) {
+                flags.set(c.chartId(), 1);
+            }
+            if (out.readableBytes() > 1 << 20) {
+                s.write(out);
+                out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
+            }
+        }
+        s.write(out);
+        // only now: a chart defined meanwhile is sent by the next pass, never twice
+        session = s;
+    }
+
+    /** Marks a chart's live data as flowing on the current connection (its array grows with new charts). */
+    private synchronized void streamingStarts(int chartId) {
+        AtomicIntegerArray flags = streaming;
+        if (chartId >= flags.length()) {
+            AtomicIntegerArray grown = new AtomicIntegerArray(Math.max(chartId + 1, flags.length() * 2));
+            for (int i = 0; i < flags.length(); i++) {
+                grown.set(i, flags.get(i));
+            }
+            streaming = grown;
+            flags = grown;
+        }
+        flags.set(chartId, 1);
+    }
+
+    @Override
+    public void onParentCommand(SenderSession s, byte[] line, int length) {
+        commands.dispatch(s, line, length);
+    }
+
+    @Override
+    public void answer(SenderSession s, ByteBuf block) {
+        s.write(block);
+    }
+
+    @Override
+    public void replayChart(SenderSession s, String id, boolean start, long after, long before) {
+        LocalCharts.Chart chart = null;
+        for (LocalCharts.Chart c : charts.charts()) {
+            if (c.id().equals(id)) {
+                chart = c;
+                break;
+            }
+        }
+        if (chart == null) {
+            LOG.warn("STREAM {}: REPLAY_CHART for unknown chart '{}'", charts.host().hostname(), id);
+            return;
+        }
+        if (!ParentCommandDispatcher.holdBackWhileHalfFull(s)) {
+            return;
+        }
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
+        try {
+            boolean streams = replay.write(out, chart.chartId(), start, after, before, clock.millis() / 1000, charts);
+            if (s.write(out) && streams) {
+                streamingStarts(chart.chartId());
+            }
+        } catch (IOException e) {
+            out.release();
+            LOG.warn("STREAM {}: cannot answer REPLAY_CHART for '{}': {}", charts.host().hostname(), id,
+                    e.getMessage());
+        }
+    }
+
+    @Override
+    public void onDisconnected(String reason) {
+        session = null;
+        streaming = new AtomicIntegerArray(0);
+    }
+
+    @Override
+    public void collected(List<LocalCharts.Chart> pass) {
+        SenderSession s = session;
+        if (s == null || !s.isOpen()) {
+            return;
+        }
+        ByteBuf out = null;
+        for (LocalCharts.Chart c : pass) {
+            if (!stream.isDefined(c.chartId())) {
+                // a chart that appeared after the connection (a new disk, a new meter): define it
+                // now; with replication the parent asks for its history and then it streams
+                if (!sendCharts.matches(c.id())) {
+                    continue;
+                }
+                if (out == null) {
+                    out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
+                }
+                stream.writeChartDefinition(out, c.chartId(), caps, clock.millis() / 1000);
+                if (!Capabilities.has(caps, Capabilities.REPLICATION)) {
+                    streamingStarts(c.chartId());
+                }
+            }
+            AtomicIntegerArray flags = streaming;
+            if (c.chartId() >= flags.length() || flags.get(c.chartId()) == 0) {
+                continue;
+            }
+            if (out == null) {
+                out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
+            }
+            stream.writeCollection(out, c.chartId(), c.microsecondsSinceLastCollection(), c.collected(),
+                    c.updated());
+        }
+        if (out != null) {
+            s.write(out);
+        }
+    }
+
+    @Override
+    public void close() {
+        sender.close();
+    }
+}

@@ -1,0 +1,124 @@
+package io.strata.replication.child;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.strata.engine.EngineConfig;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.HostInfo;
+import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.child.LocalCharts;
+import io.strata.streaming.sender.Destination;
+import io.strata.streaming.sender.SenderSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A child's replication state on an {@link EmbeddedChannel} with a fixed clock: a chart's live data
+ * waits for the parent's {@code REPLAY_CHART}, the answer comes from the local engine and starts it,
+ * and a new connection starts over.
+ */
+class ChildStreamerTest {
+
+    private static final UUID HOST = UUID.fromString("0d9f6e3c-5b1a-4f7e-9a51-000000000002");
+    private static final long NOW = 1_700_000_100L;
+
+    @TempDir
+    Path dir;
+
+    private StorageEngine engine;
+    private LocalCharts local;
+    private LocalCharts.Chart chart;
+    private ChildStreamer streamer;
+    private final EmbeddedChannel channel = new EmbeddedChannel();
+    private SenderSession session;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        engine = StorageEngine.open(EngineConfig.defaults(dir));
+        local = new LocalCharts(engine, new HostInfo(HOST, "child", "linux", "UTC", 1, Map.of()));
+        chart = local.define(ChartInfo.of(HOST, "test.c", 1), List.of(DimensionInfo.of(HOST, "test.c", "a")));
+        for (long t = NOW - 10; t <= NOW; t++) {
+            local.collect(chart, new long[] {t % 10}, null, t * 1_000_000L);
+        }
+        StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
+                19999, 1 << 20, 5, 60, false, "*", "", "", false);
+        streamer = new ChildStreamer(local, settings, 1, null, Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC));
+        session = SenderSession.over("child", channel, Destination.parse("127.0.0.1:19999", 19999),
+                ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        streamer.close();
+        channel.finishAndReleaseAll();
+        engine.close();
+    }
+
+    private String written() {
+        StringBuilder sb = new StringBuilder();
+        ByteBuf b;
+        while ((b = channel.readOutbound()) != null) {
+            sb.append(b.toString(StandardCharsets.UTF_8));
+            b.release();
+        }
+        return sb.toString();
+    }
+
+    private void command(String line) {
+        byte[] b = line.getBytes(StandardCharsets.US_ASCII);
+        streamer.onParentCommand(session, b, b.length);
+    }
+
+    @Test
+    void liveDataWaitsForTheReplayAnswerThatStartsItAndANewConnectionStartsOver() {
+        streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        String defined = written();
+        // the chart's retention (its first collection sets the baseline and stores nothing), the clock's second
+        assertTrue(defined.contains("CHART_DEFINITION_END " + (NOW - 9) + " " + NOW + " " + NOW + "\n"), defined);
+        assertEquals(0, streamer.chartsStreaming());
+
+        streamer.collected(List.of(chart));
+        assertEquals("", written(), "no live data before the parent asked for the chart's history");
+
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 3) + " " + NOW);
+        String answer = written();
+        assertEquals(3, answer.split("RBEGIN '' ", -1).length - 1, answer);
+        assertTrue(answer.endsWith(" true " + (NOW - 3) + " " + NOW + " " + NOW + "\n"), answer);
+        assertEquals(1, streamer.chartsStreaming());
+
+        streamer.collected(List.of(chart));
+        assertTrue(written().startsWith("BEGIN \"test.c\" "), "live data once the answer started it");
+
+        streamer.onDisconnected("test");
+        assertEquals(0, streamer.chartsStreaming());
+        streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        assertTrue(written().contains("CHART \"test.c\""), "defined again on the new connection");
+        streamer.collected(List.of(chart));
+        assertEquals("", written(), "and waits for its REPLAY_CHART again");
+    }
+
+    @Test
+    void aFunctionIsAnsweredAsNotFound() {
+        streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        written();
+        command("FUNCTION tx-2 10 \"processes\"");
+        String answer = written();
+        assertTrue(answer.startsWith("FUNCTION_RESULT_BEGIN \"tx-2\" 404 \"application/json\" 0\n"), answer);
+    }
+}

@@ -1,0 +1,313 @@
+package io.strata.replication.forward;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.DefaultEventLoop;
+import io.netty.channel.EventLoop;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.strata.engine.EngineConfig;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.HostInfo;
+import io.strata.engine.page.StorageNumber;
+import io.strata.replication.child.ChildStreamer;
+import io.strata.streaming.auth.HealthSetting;
+import io.strata.streaming.auth.StreamAuthorizer;
+import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.handshake.StreamRequest;
+import io.strata.streaming.receiver.ReceivedStreamListener;
+import io.strata.streaming.sender.Destination;
+import io.strata.streaming.sender.SenderSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A parent forwarding a received host, on an {@link EmbeddedChannel} in place of the connection to
+ * its own parent and with a clock the test moves: what it defines on connection, how it answers
+ * {@code REPLAY_CHART} and {@code FUNCTION}, and that live data follows an answer that starts it.
+ */
+class HostForwarderTest {
+
+    private static final UUID HOST = UUID.fromString("0d9f6e3c-5b1a-4f7e-9a51-000000000001");
+    private static final long NOW = 1_700_000_100L;
+    private static final long FIRST = NOW - 50;
+
+    @TempDir
+    Path dir;
+
+    private StorageEngine engine;
+    private int chart;
+    private final MovableClock clock = new MovableClock(NOW * 1000);
+    private final FakeStream stream = new FakeStream();
+    private final EventLoop loop = new DefaultEventLoop();
+    private final EmbeddedChannel channel = new EmbeddedChannel();
+    private Forwarding owner;
+    private HostForwarder forwarder;
+    private SenderSession session;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        engine = StorageEngine.open(EngineConfig.defaults(dir));
+        engine.metadata().upsertHost(new HostInfo(HOST, "child", "linux", "UTC", 1, Map.of()));
+        chart = engine.metadata().upsertChart(ChartInfo.of(HOST, "test.c", 1));
+        for (String d : List.of("a", "b")) {
+            engine.metadata().upsertDimension(DimensionInfo.of(HOST, "test.c", d));
+        }
+        List<Integer> metrics = engine.metadata().metrics(chart);
+        for (long t = FIRST; t <= NOW; t++) {
+            engine.store(metrics.get(0), t, 1, t % 10, StorageNumber.SN_DEFAULT_FLAGS);
+            engine.store(metrics.get(1), t, 1, 100, StorageNumber.SN_DEFAULT_FLAGS);
+        }
+        stream.chartIds = new int[] {chart};
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        stream.settings = new StreamAuthorizer.EffectiveSettings(1, 3600, "dbengine", HealthSetting.AUTO, 60, true,
+                true, 86_400, 600, true, "127.0.0.1:" + closedPort, "proxy-key", "*", "");
+        StreamConfig.SenderSettings template = new StreamConfig.SenderSettings(true, "", "", 60, 19999, 1 << 20, 60,
+                60, false, "*", "", "", false);
+        owner = new Forwarding(engine, template, clock);
+        forwarder = new HostForwarder(stream, engine, template, null, owner, clock);
+        session = SenderSession.over("child", channel, Destination.parse("127.0.0.1:19999", 19999),
+                ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        forwarder.stop();
+        owner.close();
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        channel.finishAndReleaseAll();
+        engine.close();
+    }
+
+    private <T> T onLoop(Callable<T> task) throws Exception {
+        return loop.submit(task).get(30, TimeUnit.SECONDS);
+    }
+
+    private String written() {
+        StringBuilder sb = new StringBuilder();
+        ByteBuf b;
+        while ((b = channel.readOutbound()) != null) {
+            sb.append(b.toString(StandardCharsets.UTF_8));
+            b.release();
+        }
+        return sb.toString();
+    }
+
+    private void command(String line) {
+        byte[] b = line.getBytes(StandardCharsets.US_ASCII);
+        forwarder.onParentCommand(session, b, b.length);
+    }
+
+    @Test
+    void definesCollectedChartsAnswersReplayChartAndThenForwardsLiveData() throws Exception {
+        forwarder.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        String defined = written();
+        assertTrue(defined.contains("CHART \"test.c\""), defined);
+        assertTrue(defined.contains("DIMENSION \"a\""), defined);
+        // the chart's retention here, and the clock's second
+        assertTrue(defined.contains("CHART_DEFINITION_END " + FIRST + " " + NOW + " " + NOW + "\n"), defined);
+
+        // before the answer starts it, a collection is not forwarded
+        onLoop(() -> {
+            forwarder.chartCollected(chart);
+            forwarder.readComplete();
+            return null;
+        });
+        assertEquals("", written());
+
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 5) + " " + NOW);
+        String answer = written();
+        assertTrue(answer.startsWith("RBEGIN \"test.c\"\n"), answer);
+        assertEquals(5, answer.split("RBEGIN '' ", -1).length - 1, "one point a second in (after, before]: " + answer);
+        assertTrue(answer.contains("RBEGIN '' " + (NOW - 1) + " " + NOW + " " + NOW + "\n"), answer);
+        assertTrue(answer.contains("RDSTATE \"a\""), answer);
+        // REND: streaming starts, the world clock is the injected one
+        assertTrue(answer.endsWith(" true " + (NOW - 5) + " " + NOW + " " + NOW + "\n"), answer);
+
+        onLoop(() -> {
+            forwarder.chartCollected(chart);
+            forwarder.readComplete();
+            return null;
+        });
+        String live = written();
+        assertEquals("BEGIN \"test.c\" 1000000\nSET \"a\" = 7\nSET \"b\" = 8\nEND\n", live);
+    }
+
+    @Test
+    void aFunctionIsAnsweredAsNotFoundAndAnUnknownChartIsIgnored() throws Exception {
+        forwarder.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        written();
+        command("FUNCTION tx-1 10 \"processes\"");
+        String answer = written();
+        assertTrue(answer.startsWith("FUNCTION_RESULT_BEGIN \"tx-1\" 404 \"application/json\" 0\n"), answer);
+        assertTrue(answer.endsWith("FUNCTION_RESULT_END\n"), answer);
+
+        command("REPLAY_CHART \"no.such\" \"true\" " + (NOW - 5) + " " + NOW);
+        command("PING");
+        assertEquals("", written());
+    }
+
+    @Test
+    void aRequestWaitsForThisParentsOwnReplicationOfTheChartUntilTheClockSaysEnough() throws Exception {
+        forwarder.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        written();
+        stream.replicating = true;
+        Thread grandParent = new Thread(() -> command("REPLAY_CHART \"test.c\" \"false\" " + (NOW - 5) + " " + NOW),
+                "grand-parent-request");
+        grandParent.start();
+        // still replicating from the child: the request waits; the clock moves past the ten minutes
+        grandParent.join(300);
+        assertTrue(grandParent.isAlive(), "the request waits while the chart replicates here");
+        clock.advanceMillis(TimeUnit.MINUTES.toMillis(10) + 1);
+        grandParent.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(grandParent.isAlive(), "the request gave up waiting when the clock passed the deadline");
+        String answer = onLoop(this::written);
+        assertTrue(answer.startsWith("RBEGIN \"test.c\"\n"), answer);
+    }
+
+    /** A clock the test moves. */
+    private static final class MovableClock extends Clock {
+        private volatile long millis;
+
+        MovableClock(long millis) {
+            this.millis = millis;
+        }
+
+        void advanceMillis(long ms) {
+            millis += ms;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public long millis() {
+            return millis;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis);
+        }
+    }
+
+    /** A received stream as the receiver shows it to its observers, with values the test sets. */
+    private final class FakeStream implements ReceivedStreamListener.ReceivedStream {
+        volatile int[] chartIds = new int[0];
+        volatile boolean replicating;
+        volatile StreamAuthorizer.EffectiveSettings settings;
+
+        @Override
+        public UUID machineGuid() {
+            return HOST;
+        }
+
+        @Override
+        public StreamRequest request() {
+            return StreamRequest.builder().key("child-key").hostname("child").machineGuid(HOST.toString())
+                    .updateEvery(1).os("linux").hops(0).ver(ChildStreamer.CHILD_CAPABILITIES).build();
+        }
+
+        @Override
+        public StreamAuthorizer.EffectiveSettings settings() {
+            return settings;
+        }
+
+        @Override
+        public long negotiatedCapabilities() {
+            return ChildStreamer.CHILD_CAPABILITIES;
+        }
+
+        @Override
+        public EventLoop eventLoop() {
+            return loop;
+        }
+
+        @Override
+        public int[] chartIds() {
+            return chartIds.clone();
+        }
+
+        @Override
+        public boolean replicating(int chartId) {
+            return replicating;
+        }
+
+        @Override
+        public long collections(int chartId) {
+            return 3;
+        }
+
+        @Override
+        public long microsecondsSinceLastCollection(int chartId) {
+            return 1_000_000;
+        }
+
+        @Override
+        public void collectedValues(int chartId, int[] metrics, long[] values, boolean[] updated) {
+            for (int i = 0; i < metrics.length; i++) {
+                values[i] = 7 + i;
+                updated[i] = true;
+            }
+        }
+
+        @Override
+        public long lastCollectedUt(int chartId, int metric) {
+            return NOW * 1_000_000L;
+        }
+
+        @Override
+        public long lastCollectedValue(int chartId, int metric) {
+            return 7;
+        }
+
+        @Override
+        public double lastCalculatedValue(int chartId, int metric) {
+            return 7;
+        }
+
+        @Override
+        public double lastStoredValue(int chartId, int metric) {
+            return 7;
+        }
+
+        @Override
+        public long chartLastCollectedUt(int chartId) {
+            return NOW * 1_000_000L;
+        }
+
+        @Override
+        public long chartLastUpdatedUt(int chartId) {
+            return NOW * 1_000_000L;
+        }
+    }
+}
