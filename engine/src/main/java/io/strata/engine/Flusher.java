@@ -66,6 +66,7 @@ final class Flusher implements Runnable {
     private IOException flushError;
     private volatile boolean running = true;
     private volatile long pagesFlushed;
+    private volatile long unexpectedFailures;
     /** The newest point time written to any tier: the "now" of the maximum-age rule. */
     private long newestWritten;
     private volatile IOException lastError;
@@ -227,6 +228,11 @@ final class Flusher implements Runnable {
         return sealed.size() + batch.size();
     }
 
+    /** Unexpected (unchecked) failures the flusher survived since open. */
+    long unexpectedFailures() {
+        return unexpectedFailures;
+    }
+
     long pagesFlushed() {
         return pagesFlushed;
     }
@@ -280,12 +286,29 @@ final class Flusher implements Runnable {
     @Override
     public void run() {
         thread = Thread.currentThread();
-        while (true) {
-            long wanted;
-            synchronized (flushMonitor) {
-                wanted = flushRequested;
+        try {
+            while (turn()) {
+                // one turn after the other until stopped
             }
-            boolean force = wanted > flushCompleted || !running;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * One turn: takes the sealed pages, writes what is due, sheds what passes the bound. Returns
+     * false when the flusher stops. Survives anything thrown in a turn short of the JVM dying (an
+     * I/O error, a bug, a mapping or allocation failure): the pages not written stay in the batch
+     * and are retried, and the shedding goes on, so that memory stays bounded and a later flush
+     * or close gets an answer instead of waiting for a dead thread.
+     */
+    private boolean turn() throws InterruptedException {
+        long wanted;
+        synchronized (flushMonitor) {
+            wanted = flushRequested;
+        }
+        boolean force = wanted > flushCompleted || !running;
+        try {
             recycle();
             DirtyPage p = sealed.poll();
             if (p == null && !force) {
@@ -293,8 +316,7 @@ final class Flusher implements Runnable {
                 // unparked this thread: the permit makes this park return at once
                 LockSupport.parkNanos(this, IDLE_WAIT_NANOS);
                 if (Thread.interrupted()) {
-                    Thread.currentThread().interrupt();
-                    return;
+                    throw new InterruptedException();
                 }
                 p = sealed.poll();
             }
@@ -308,47 +330,51 @@ final class Flusher implements Runnable {
             if (!force && batch.size() < 64 && !aged()) {
                 shedOverLimit();
                 pressureListener.run();
-                continue;
+                return true;
             }
+            writeBatch(force || aged());
+            shedOverLimit();
+            pressureListener.run();
+            if (failing) {
+                reportRecovery();
+            }
+            if (force && batch.isEmpty() && sealed.isEmpty()) {
+                synchronized (flushMonitor) {
+                    flushCompleted = wanted;
+                    flushMonitor.notifyAll();
+                }
+                return running;
+            }
+            return true;
+        } catch (IOException | RuntimeException | Error e) {
+            IOException io;
+            if (e instanceof IOException x) {
+                io = x;
+            } else {
+                unexpectedFailures++;
+                io = new IOException("unexpected flusher failure: " + e, e);
+            }
+            lastError = io;
+            reportFailure(io, e instanceof IOException ? null : e);
             try {
-                writeBatch(force || aged());
                 shedOverLimit();
                 pressureListener.run();
-                if (failing) {
-                    reportRecovery();
+            } catch (RuntimeException | Error again) {
+                // reported with the failure above (or the next one); the bound is tried next turn
+            }
+            if (force) {
+                synchronized (flushMonitor) {
+                    flushError = io;
+                    flushMonitor.notifyAll();
                 }
-                if (force && batch.isEmpty() && sealed.isEmpty()) {
-                    synchronized (flushMonitor) {
-                        flushCompleted = wanted;
-                        flushMonitor.notifyAll();
-                    }
-                    if (!running) {
-                        return;
-                    }
-                }
-            } catch (IOException e) {
-                lastError = e;
-                reportFailure(e);
-                shedOverLimit();
-                pressureListener.run();
-                if (force) {
-                    synchronized (flushMonitor) {
-                        flushError = e;
-                        flushMonitor.notifyAll();
-                    }
-                    if (!running) {
-                        return;
-                    }
-                }
-                try {
-                    // a full disk frees up in minutes, not milliseconds: retry each second, not
-                    // rebuilding and compressing every extent ten times a second meanwhile
-                    Thread.sleep(DiskFullException.isDiskFull(e) ? 1_000 : 100);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
+                if (!running) {
+                    return false;
                 }
             }
+            // a full disk frees up in minutes, not milliseconds: retry each second, not
+            // rebuilding and compressing every extent ten times a second meanwhile
+            Thread.sleep(DiskFullException.isDiskFull(io) ? 1_000 : 100);
+            return true;
         }
     }
 
@@ -356,7 +382,7 @@ final class Flusher implements Runnable {
      * Logs a failed write: the first at once, then while the failure lasts one message every 10 s
      * (the retries run every 100 ms, or every second on a full disk, and each would log).
      */
-    private void reportFailure(IOException e) {
+    private void reportFailure(IOException e, Throwable unexpected) {
         long now = nanoClock.getAsLong();
         failuresSinceLog++;
         if (!failing) {
@@ -364,9 +390,15 @@ final class Flusher implements Runnable {
             failingSinceNanos = now;
             lastFailureLogNanos = now;
             failuresSinceLog = 0;
-            log.error("{}; {} page(s) kept in memory, within the main cache's bound, and retried every {}; collection "
-                    + "goes on", DiskFullException.isDiskFull(e) ? e.getMessage() : "flush failed: " + e.getMessage(),
-                    batch.size(), DiskFullException.isDiskFull(e) ? "second" : "100 ms");
+            String what = DiskFullException.isDiskFull(e) ? e.getMessage() : "flush failed: " + e.getMessage();
+            String rest = "{} page(s) kept in memory, within the main cache's bound, and retried every {}; collection "
+                    + "goes on";
+            if (unexpected != null) {
+                // not a disk error: a bug or a resource exhausted; the stack says where
+                log.error(what + "; " + rest, batch.size(), "100 ms", unexpected);
+            } else {
+                log.error(what + "; " + rest, batch.size(), DiskFullException.isDiskFull(e) ? "second" : "100 ms");
+            }
         } else if (now - lastFailureLogNanos >= FAILURE_LOG_NANOS) {
             log.error("{} (still, for {} s; {} failed retries since the last message); {} page(s) kept in memory",
                     DiskFullException.isDiskFull(e) ? e.getMessage() : "flush failed: " + e.getMessage(),

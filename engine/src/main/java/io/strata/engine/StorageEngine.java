@@ -55,6 +55,8 @@ public final class StorageEngine implements Closeable {
     private final LongAdder pointsRejected = new LongAdder();
     private final LongAdder readErrors = new LongAdder();
     private volatile boolean closed;
+    /** How long {@link #flush} waits for the disk, and {@link #close} for the flusher to stop (tests shorten it). */
+    volatile long flushTimeoutMillis = 120_000;
 
     private StorageEngine(EngineConfig cfg, MetricRegistry registry, MetadataStore metadata, RecoveryReport report,
                           TierStore[] tiers) {
@@ -318,7 +320,7 @@ public final class StorageEngine implements Closeable {
         for (int t = 1; t < hotN.length; t++) {
             hotN[t].sealAll();
         }
-        flusher.flush(120_000);
+        flusher.flush(flushTimeoutMillis);
         metadata.sync();
     }
 
@@ -445,6 +447,15 @@ public final class StorageEngine implements Closeable {
     /** Damaged extents or pages met by queries since open. */
     public long readErrors() {
         return readErrors.sum();
+    }
+
+    /**
+     * Unexpected failures of the flusher since open (a {@code RuntimeException} or an
+     * {@code Error} out of a write, an encoding or a rotation): it survives them, keeps the batch
+     * and retries it. Write errors of the disk ({@code IOException}) are not counted here.
+     */
+    public long flusherFailures() {
+        return flusher.unexpectedFailures();
     }
 
     /** Dirty pages waiting for the flusher. */

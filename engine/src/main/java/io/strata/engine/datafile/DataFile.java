@@ -164,7 +164,7 @@ public final class DataFile implements Closeable {
         long at = size;
         try {
             handle.writeFully(extent, at);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException | Error e) {
             try {
                 handle.truncate(at);
             } catch (IOException suppressed) {

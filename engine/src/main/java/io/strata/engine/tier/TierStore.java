@@ -353,7 +353,9 @@ public final class TierStore implements Closeable {
         long offset;
         try {
             offset = current.file.append(ext);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // whatever failed (the disk, or a bug below), the metric numbers of this extent are
+            // not in the file: the retry numbers them again
             current.metrics.rollback();
             writeFailures++;
             throw e;
