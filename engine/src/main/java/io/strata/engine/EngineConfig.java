@@ -31,16 +31,37 @@ import java.util.function.LongSupplier;
  *                         metrics ({@link #autoCacheBytes})
  * @param directReads      queries and scans read datafiles with O_DIRECT (bypassing the OS page
  *                         cache) where the file system allows it; buffered reads otherwise
+ * @param clockSeconds     the wall clock in unsigned seconds (UNIX time), injectable for tests:
+ *                         retention by age is measured against it, and points further ahead of it
+ *                         than {@code futureMarginSeconds} are refused
+ * @param futureMarginSeconds points stamped more than this many seconds after {@code clockSeconds}
+ *                         are refused at the door and counted per host ({@link
+ *                         #DEFAULT_FUTURE_MARGIN_SECONDS}); 0 accepts any time (an accelerated
+ *                         benchmark or load, whose timeline runs ahead of the clock)
  */
 public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPolicy fsync, FileIo io, long seed,
                            int flushMaxAgeMillis, LongSupplier nanoClock, int tierGrouping, long[] quotaBytes,
-                           long[] maxAgeSeconds, Path[] tierDirs, long cacheBytes, boolean directReads) {
+                           long[] maxAgeSeconds, Path[] tierDirs, long cacheBytes, boolean directReads,
+                           LongSupplier clockSeconds, long futureMarginSeconds) {
 
     public static final long MIN_DATAFILE_BYTES = 4L << 20;
     public static final long MAX_DATAFILE_BYTES = 512L << 20;
     public static final int MAX_TIERS = 5;
     public static final int DEFAULT_TIERS = 3;
     public static final int DEFAULT_TIER_GROUPING = 60;
+    /**
+     * Points more than a day ahead of the clock are refused. A day accepts any clock that is
+     * merely badly set (a hardware clock kept in local time is off by at most 14 h) while a
+     * point stamped years ahead never enters: it would block every later point of its metric (a
+     * store must be after the metric's last point) until the clock caught up. VictoriaMetrics
+     * refuses samples more than 2 days ahead.
+     */
+    public static final long DEFAULT_FUTURE_MARGIN_SECONDS = 86_400;
+
+    /** The system's wall clock in seconds. */
+    public static long wallClockSeconds() {
+        return System.currentTimeMillis() / 1000;
+    }
 
     public EngineConfig {
         Objects.requireNonNull(dir, "dir");
@@ -59,6 +80,11 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         quotaBytes = perTier(quotaBytes, "quota");
         maxAgeSeconds = perTier(maxAgeSeconds, "maximum age");
         tierDirs = tierDirs == null ? new Path[MAX_TIERS] : Arrays.copyOf(tierDirs, MAX_TIERS);
+        Objects.requireNonNull(clockSeconds, "clockSeconds");
+        if (futureMarginSeconds < 0) {
+            throw new IllegalArgumentException("future margin must not be negative (0: none), got "
+                    + futureMarginSeconds);
+        }
         if (cacheBytes < 0) {
             throw new IllegalArgumentException("cache size must not be negative, got " + cacheBytes);
         }
@@ -77,7 +103,8 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
     /** Defaults: 3 tiers (Netdata's), datafiles sized for a 1 GiB quota, fsync per datafile, real files. */
     public static EngineConfig defaults(Path dir) {
         return new EngineConfig(dir, DEFAULT_TIERS, datafileSizeForQuota(1L << 30), FsyncPolicy.PER_DATAFILE,
-                FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null, 0, false);
+                FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null, 0, false,
+                EngineConfig::wallClockSeconds, DEFAULT_FUTURE_MARGIN_SECONDS);
     }
 
     /** DBENGINE's sizing: about 50 datafiles per tier quota, each 4 MiB to 512 MiB. */
@@ -87,37 +114,58 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
 
     public EngineConfig withIo(FileIo fileIo) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, fileIo, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
     }
 
     public EngineConfig withDatafileMaxBytes(long bytes) {
         return new EngineConfig(dir, tiers, bytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
     }
 
     public EngineConfig withFsync(FsyncPolicy policy) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, policy, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
     }
 
     public EngineConfig withFlushMaxAgeMillis(int millis) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, millis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
     }
 
     public EngineConfig withTiers(int n) {
         return new EngineConfig(dir, n, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
     }
 
     public EngineConfig withTierGrouping(int grouping) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                grouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
+                grouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
     }
 
     public EngineConfig withNanoClock(LongSupplier clock) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, clock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
+    }
+
+    /** The wall clock the engine measures ages and the future against, in seconds (tests inject one). */
+    public EngineConfig withClockSeconds(LongSupplier clock) {
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads, clock,
+                futureMarginSeconds);
+    }
+
+    /** Refuses points more than {@code seconds} ahead of the clock (0: accepts any time). */
+    public EngineConfig withFutureMarginSeconds(long seconds) {
+        return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, directReads, clockSeconds,
+                seconds);
     }
 
     /** Sets the disk quota of {@code tier} in bytes (0: none). */
@@ -125,7 +173,8 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         long[] q = quotaBytes.clone();
         q[tier] = bytes;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, q, maxAgeSeconds, tierDirs, cacheBytes, directReads);
+                tierGrouping, q, maxAgeSeconds, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
     }
 
     /** Sets the maximum age of the data of {@code tier} in seconds (0: none). */
@@ -133,7 +182,8 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         long[] a = maxAgeSeconds.clone();
         a[tier] = seconds;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, a, tierDirs, cacheBytes, directReads);
+                tierGrouping, quotaBytes, a, tierDirs, cacheBytes, directReads,
+                clockSeconds, futureMarginSeconds);
     }
 
     /** Puts the files of {@code tier} in {@code tierDir} (another disk) instead of {@code dir/tier<N>}. */
@@ -141,19 +191,22 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         Path[] d = tierDirs.clone();
         d[tier] = tierDir;
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, d, cacheBytes, directReads);
+                tierGrouping, quotaBytes, maxAgeSeconds, d, cacheBytes, directReads, clockSeconds,
+                futureMarginSeconds);
     }
 
     /** Bounds the caches at {@code bytes} (0: sized from the number of metrics). */
     public EngineConfig withCacheBytes(long bytes) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, bytes, directReads);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, bytes, directReads, clockSeconds,
+                futureMarginSeconds);
     }
 
     /** Reads datafiles with O_DIRECT where the file system allows it ({@code false}: buffered reads). */
     public EngineConfig withDirectReads(boolean direct) {
         return new EngineConfig(dir, tiers, datafileMaxBytes, fsync, io, seed, flushMaxAgeMillis, nanoClock,
-                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, direct);
+                tierGrouping, quotaBytes, maxAgeSeconds, tierDirs, cacheBytes, direct, clockSeconds,
+                futureMarginSeconds);
     }
 
     /**

@@ -67,8 +67,8 @@ final class Flusher implements Runnable {
     private volatile boolean running = true;
     private volatile long pagesFlushed;
     private volatile long unexpectedFailures;
-    /** The newest point time written to any tier: the "now" of the maximum-age rule. */
-    private long newestWritten;
+    /** The wall clock in seconds: the "now" of the maximum-age rule (never the newest data time). */
+    private volatile java.util.function.LongSupplier clockSeconds = io.strata.engine.EngineConfig::wallClockSeconds;
     private volatile IOException lastError;
     private static final long FAILURE_LOG_NANOS = 10_000_000_000L;
     /** Whether the last write failed, and when the run of failures began (the flusher's clock). */
@@ -209,6 +209,10 @@ final class Flusher implements Runnable {
     /** Sets the bound above which the oldest dirty pages are dropped. */
     void setDirtyLimit(long bytes) {
         dirtyLimit = bytes;
+    }
+
+    void setClockSeconds(java.util.function.LongSupplier clock) {
+        clockSeconds = clock;
     }
 
     void setPressureListener(Runnable listener) {
@@ -497,9 +501,6 @@ final class Flusher implements Runnable {
                 } catch (IOException e) {
                     throw DiskFullException.naming(tiers[tier].dir(), e);
                 }
-                for (int k = i; k < end; k++) {
-                    newestWritten = Math.max(newestWritten, batch.get(k).endTime());
-                }
                 release(i, end);
                 i = end;
             }
@@ -508,8 +509,11 @@ final class Flusher implements Runnable {
             batch.clear();
             batch.addAll(kept);
         }
+        // Age against the clock, not against the newest point written: one point stamped years
+        // ahead (a child's bad clock, a replayed history) would otherwise expire every datafile.
+        long now = clockSeconds.getAsLong();
         for (TierStore t : tiers) {
-            t.enforceRetention(newestWritten);
+            t.enforceRetention(now);
         }
     }
 

@@ -115,6 +115,8 @@ public final class StorageEngine implements Closeable {
         }
         flusher.setDirtyLimit(cfg.autoCacheBytes(registry.size()));
         flusher.setPressureListener(this::sizeCache);
+        flusher.setClockSeconds(cfg.clockSeconds());
+        this.futureLimit = futureLimitNow();
         this.flusherThread = new Thread(flusher, "strata-flusher");
         this.flusherThread.setDaemon(true);
     }
@@ -211,6 +213,9 @@ public final class StorageEngine implements Closeable {
             throw new IllegalArgumentException("metric " + metric + ": update_every " + updateEvery + " and time "
                     + time + " must be positive, the time below 2^32");
         }
+        if (time > futureLimit && inFuture(metric, time, 1)) {
+            return false;
+        }
         // No shared counter per point: an atomic add here would drain the store buffer on every
         // sample. Points are counted per sealed page instead.
         // The tiers above get the point from the hot page, late and in bursts (aggregateLate).
@@ -220,6 +225,89 @@ public final class StorageEngine implements Closeable {
         }
         pointsRejected.increment();
         return false;
+    }
+
+    /**
+     * Points after this time (unsigned seconds) are checked against the clock: the clock plus the
+     * future margin when last computed. It only lags the clock, so a point below it is within the
+     * margin without reading the clock; a point above it re-reads the clock ({@link #inFuture}).
+     */
+    private volatile long futureLimit;
+    private final LongAdder pointsInFuture = new LongAdder();
+    /** Per host GUID (null key: a metric of no known chart), the points refused as too far ahead. */
+    private final java.util.concurrent.ConcurrentHashMap<java.util.UUID, FutureRefusals> futureByHost =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.UUID NO_HOST = new java.util.UUID(0, 0);
+    private static final long FUTURE_LOG_NANOS = 60_000_000_000L;
+
+    /** Points of one host refused because they were too far ahead of the clock; logged per host. */
+    private static final class FutureRefusals {
+        final LongAdder points = new LongAdder();
+        long lastLogNanos;
+        long sinceLog;
+        boolean logged;
+    }
+
+    private long futureLimitNow() {
+        long margin = cfg.futureMarginSeconds();
+        return margin == 0 ? Long.MAX_VALUE : cfg.clockSeconds().getAsLong() + margin;
+    }
+
+    /**
+     * Whether {@code time} is more than the future margin ahead of the clock; if so, counts the
+     * {@code points} refused for the metric's host, and logs the host's first refusal and then
+     * at most one line a minute per host.
+     */
+    private boolean inFuture(int metric, long time, int points) {
+        long limit = futureLimitNow();
+        futureLimit = limit;
+        if (time <= limit) {
+            return false;
+        }
+        pointsInFuture.add(points);
+        java.util.UUID host = hostOf(metric);
+        FutureRefusals r = futureByHost.computeIfAbsent(host, h -> new FutureRefusals());
+        r.points.add(points);
+        long now = cfg.nanoClock().getAsLong();
+        synchronized (r) {
+            r.sinceLog += points;
+            if (!r.logged || now - r.lastLogNanos >= FUTURE_LOG_NANOS) {
+                long clock = limit - cfg.futureMarginSeconds();
+                log.warn("host {}: refused {} point(s) since the last message ({} in all) stamped more than {} s ahead "
+                                + "of this node's clock: metric {} at {} ({}), the clock says {} ({}); the host's clock "
+                                + "(or a replayed history) is ahead: fix its clock, or raise [db] dbengine max future "
+                                + "time for an accelerated load", host == NO_HOST ? "(unknown)" : host, r.sinceLog,
+                        r.points.sum(), cfg.futureMarginSeconds(), metric, time, java.time.Instant.ofEpochSecond(time),
+                        clock, java.time.Instant.ofEpochSecond(clock));
+                r.logged = true;
+                r.lastLogNanos = now;
+                r.sinceLog = 0;
+            }
+        }
+        return true;
+    }
+
+    private java.util.UUID hostOf(int metric) {
+        int chart = registry.chartId(metric);
+        if (chart < 0) {
+            return NO_HOST;
+        }
+        try {
+            return metadata.chart(chart).hostGuid();
+        } catch (RuntimeException e) {
+            return NO_HOST;
+        }
+    }
+
+    /** Points refused since open because they were more than the future margin ahead of the clock. */
+    public long pointsInFuture() {
+        return pointsInFuture.sum();
+    }
+
+    /** {@link #pointsInFuture()} of one host (by its machine GUID). */
+    public long pointsInFuture(java.util.UUID host) {
+        FutureRefusals r = futureByHost.get(host);
+        return r == null ? 0 : r.points.sum();
     }
 
     /** How many metrics a batch store touches together before it stores them. */
@@ -247,6 +335,9 @@ public final class StorageEngine implements Closeable {
             throw new IllegalArgumentException("a batch of " + count + " values from " + valuesFrom + " for metrics from "
                     + metricsFrom + " does not fit arrays of " + values.length + " values and " + metrics.length
                     + " metrics");
+        }
+        if (time > futureLimit && count > 0 && inFuture(metrics[metricsFrom], time, count)) {
+            return 0;
         }
         int touched = 0;
         int stored = 0;

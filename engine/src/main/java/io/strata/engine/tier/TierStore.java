@@ -510,10 +510,11 @@ public final class TierStore implements Closeable {
      * Never deletes the datafile being written. Deletions left over by an earlier I/O error are
      * retried first; while a datafile cannot be deleted nothing more is rotated.
      *
-     * <p>{@code nowSeconds} is passed in rather than read from a clock: the engine passes the
-     * newest time it stored, so that retention follows the data (an accelerated benchmark, a test,
-     * a replayed history) and is deterministic. Any thread may call it (it waits for a write in
-     * progress), but not while holding {@link #readLock()}.
+     * <p>{@code nowSeconds} is passed in: the engine passes its clock ({@code
+     * EngineConfig.clockSeconds}), never the newest time it stored, so that a point stamped in the
+     * future (a child's bad clock, a replayed history) cannot expire the tier's history. Any
+     * thread may call it (it waits for a write in progress), but not while holding {@link
+     * #readLock()}.
      *
      * @return how many datafiles were deleted from the disk by this call
      */
