@@ -77,6 +77,10 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         if (tierGrouping < 2 || tierGrouping > 255) {
             throw new IllegalArgumentException("tier grouping must be 2..255, got " + tierGrouping);
         }
+        String steps = tierStepProblem(tiers, tierGrouping);
+        if (steps != null) {
+            throw new IllegalArgumentException(steps);
+        }
         quotaBytes = perTier(quotaBytes, "quota");
         maxAgeSeconds = perTier(maxAgeSeconds, "maximum age");
         tierDirs = tierDirs == null ? new Path[MAX_TIERS] : Arrays.copyOf(tierDirs, MAX_TIERS);
@@ -88,6 +92,25 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         if (cacheBytes < 0) {
             throw new IllegalArgumentException("cache size must not be negative, got " + cacheBytes);
         }
+    }
+
+    /**
+     * Why {@code tiers} tiers grouping {@code grouping} points each cannot be stored, or null: a
+     * tier page's step (update_every x grouping^tier) is an int of seconds, so the top tier's
+     * grouping^(tiers-1) must fit one (255 with 5 tiers does not). Metrics whose update_every
+     * makes a tier's step pass it (more than 68 years) have nothing in that tier.
+     */
+    public static String tierStepProblem(int tiers, int grouping) {
+        long g = 1;
+        for (int t = 1; t < tiers; t++) {
+            g *= grouping;
+            if (g > Integer.MAX_VALUE) {
+                return "tier " + t + " would aggregate " + grouping + "^" + t + " collections per point, more than "
+                        + Integer.MAX_VALUE + " (a step of more than 68 years at 1-second collection): lower the "
+                        + "tiers' grouping or the number of tiers";
+            }
+        }
+        return null;
     }
 
     private static long[] perTier(long[] v, String what) {

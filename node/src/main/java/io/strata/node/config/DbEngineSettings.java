@@ -58,6 +58,11 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
             }
             grouping = (int) g;
         }
+        String steps = EngineConfig.tierStepProblem(tiers, grouping);
+        if (steps != null) {
+            throw new ConfigException(netdataConf + ": [db] storage tiers = " + tiers
+                    + " with dbengine tier N update every iterations = " + grouping + ": " + steps);
+        }
         long[] retention = new long[tiers];
         Path[] dirs = new Path[tiers];
         for (int t = 0; t < tiers; t++) {

@@ -94,6 +94,9 @@ class DbEngineSettingsTest {
                 "[db] dbengine tier 2 update every iterations = 24 differs from tier 1's 60; Strata groups every tier by the same number of points");
         assertMessage("dbengine tier 0 retention time = 2 fortnights\n",
                 "[db] dbengine tier 0 retention time = 2 fortnights is not a duration (a number with s, m, h, d, w, mo or y)");
+        assertMessage("storage tiers = 5\ndbengine tier 1 update every iterations = 255\n",
+                "[db] storage tiers = 5 with dbengine tier N update every iterations = 255: tier 4 would aggregate "
+                        + "255^4 collections per point");
         assertMessage("dbengine max future time = soon\n",
                 "[db] dbengine max future time = soon is not a duration");
         assertMessage("dbengine tier 0 retention time = d\n",
