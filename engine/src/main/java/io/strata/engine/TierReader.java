@@ -71,6 +71,8 @@ final class TierReader {
 
     private static final class Scratch {
         final List<TierStore.PageRef> refs = new ArrayList<>();
+        /** The datafiles of {@link #refs}, kept open until the query is done with them. */
+        final List<io.strata.engine.datafile.DataFile> pinned = new ArrayList<>();
         final int[] hot = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         final int[] dirty = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         /** Dirty pages that were raw, copied while the memory read lock was held. */
@@ -138,9 +140,27 @@ final class TierReader {
         } finally {
             memoryLock.readLock().unlock();
         }
+        // The tier's read lock is held only to copy the page references and pin their datafiles:
+        // held for the whole query (disk reads, decoding, the caller's sink: a slow HTTP client),
+        // it stopped the flusher's rollover and rotation, which take the write lock, and with
+        // them every write and every other query of the tier.
+        List<io.strata.engine.datafile.DataFile> pinned = sc.pinned;
+        pinned.clear();
         store.readLock().lock();
         try {
             store.pages(metric, after, before, refs);
+            for (int i = 0; i < refs.size(); i++) {
+                io.strata.engine.datafile.DataFile f = refs.get(i).file();
+                if (pinned.isEmpty() || pinned.get(pinned.size() - 1) != f) {
+                    // references come datafile by datafile
+                    f.retainRead();
+                    pinned.add(f);
+                }
+            }
+        } finally {
+            store.readLock().unlock();
+        }
+        try {
             int nr = refs.size();
             int nd = dirty == null ? 0 : dirty.length;
             int total = nr + nd + (hasHot ? 1 : 0);
@@ -191,7 +211,10 @@ final class TierReader {
                 lastTime = deliver(tier, src, start, step, n, after, before, lastTime, out);
             }
         } finally {
-            store.readLock().unlock();
+            for (int i = 0; i < pinned.size(); i++) {
+                pinned.get(i).releaseRead();
+            }
+            pinned.clear();
         }
         return lastTime;
     }
