@@ -170,11 +170,11 @@ final class TierReader {
             long[] keys = sc.keys;
             for (int i = 0; i < total; i++) {
                 long start = i < nr ? refs.get(i).startTime() : i < nr + nd ? dirty[i - nr].startTime : sc.hs.startTime;
-                keys[i] = (start << 20) | i;
+                keys[i] = sortKey(start, i);
             }
             Arrays.sort(keys, 0, total);
             for (int k = 0; k < total; k++) {
-                int i = (int) (keys[k] & ((1 << 20) - 1));
+                int i = index(keys[k]);
                 long start;
                 long step;
                 int n;
@@ -218,6 +218,22 @@ final class TierReader {
         }
         return lastTime;
     }
+
+    /**
+     * The sort key of page {@code i} starting at {@code start}: by start time, then by place (disk,
+     * dirty, hot). Start times are unsigned 32-bit seconds and indexes below 2^31, so the key is
+     * {@code start << 31 | i}, positive (a key of {@code start << 20 | i} mixed the index into the
+     * start time past 2^20 pages, and a read of more pages than that was mis-ordered).
+     */
+    static long sortKey(long start, int i) {
+        return (start << INDEX_BITS) | i;
+    }
+
+    static int index(long key) {
+        return (int) (key & ((1L << INDEX_BITS) - 1));
+    }
+
+    private static final int INDEX_BITS = 31;
 
     private static long deliver(int tier, int[] src, long start, long step, int n, long after, long before,
                                 long lastTime, PointSink out) {
@@ -310,7 +326,7 @@ final class TierReader {
         int[] result = null;
         // Decode this page and the later pages of the same extent this query wants.
         for (int j = k; j < total; j++) {
-            int i = (int) (keys[j] & ((1 << 20) - 1));
+            int i = index(keys[j]);
             if (i >= refs.size()) {
                 continue;
             }
