@@ -57,6 +57,8 @@ public final class StorageEngine implements Closeable {
     private volatile boolean closed;
     /** How long {@link #flush} waits for the disk, and {@link #close} for the flusher to stop (tests shorten it). */
     volatile long flushTimeoutMillis = 120_000;
+    /** How long {@link #close} waits for the flusher to stop after its last flush (tests shorten it). */
+    volatile long closeJoinMillis = 30_000;
 
     private StorageEngine(EngineConfig cfg, MetricRegistry registry, MetadataStore metadata, RecoveryReport report,
                           TierStore[] tiers) {
@@ -615,9 +617,24 @@ public final class StorageEngine implements Closeable {
         }
         flusher.stop();
         try {
-            flusherThread.join(30_000);
+            flusherThread.join(closeJoinMillis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (flusherThread.isAlive()) {
+            // A write that hangs (a dead disk, an NFS server gone): the flusher still owns its
+            // batch, the page memory its raw pages point into, the tiers' files and the metadata
+            // log. Discarding or freeing them under it corrupted its batch (and could make it read
+            // freed memory), and closing a tier waited on the write forever. Leave them to it: if
+            // the write ever returns, the flusher writes what it holds and stops.
+            log.error("closing: the flusher did not stop within {} ms (a write hangs?); its {} page(s), the page "
+                    + "memory and the files are left open to it", closeJoinMillis, flusher.pendingPages());
+            IOException stuck = new IOException("the flusher did not stop within " + closeJoinMillis
+                    + " ms; pages and files left to it");
+            if (first != null) {
+                stuck.addSuppressed(first);
+            }
+            throw stuck;
         }
         int lost = flusher.discardUnwritten();
         if (lost > 0) {
