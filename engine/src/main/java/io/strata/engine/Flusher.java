@@ -180,9 +180,13 @@ final class Flusher implements Runnable {
         if (p.isRaw()) {
             raw = queuedRawBytes.addAndGet(c);
         }
-        dirtyBytes.addAndGet(c);
+        long dirty = dirtyBytes.addAndGet(c);
         dirtyByMetric[p.tier].add(p);
         sealed.add(p);
+        if (!backlogHigh && dirty - queuedRawBytes.get() > dirtyLimit) {
+            // here too, not only on the flusher's turn: a flusher stuck in a write never turns
+            signalBacklog();
+        }
         if (raw > WAKE_RAW_BYTES && raw - c <= WAKE_RAW_BYTES) {
             // only the page that crosses the mark wakes the flusher
             wake();
@@ -217,6 +221,76 @@ final class Flusher implements Runnable {
 
     void setPressureListener(Runnable listener) {
         pressureListener = listener;
+    }
+
+    // ---- the disk backlog signal (back-pressure) -------------------------------------------
+
+    /**
+     * Pages waiting for the disk (encoded; raw pages in the queue shrink about 8 times on the
+     * flusher's next turn and do not count) passed the bound and have not yet dropped under
+     * {@link #BACKLOG_LOW_NUM}/{@link #BACKLOG_LOW_DEN} of it.
+     */
+    private volatile boolean backlogHigh;
+    private final Object backlogLock = new Object();
+    private volatile StorageEngine.DiskBacklogListener backlogListener;
+    /** Whether dirty pages past the bound are kept (a parent, which pushes back) rather than dropped. */
+    private volatile boolean keepDirtyPages;
+    static final int BACKLOG_LOW_NUM = 3;
+    static final int BACKLOG_LOW_DEN = 4;
+
+    void setBacklogListener(StorageEngine.DiskBacklogListener l) {
+        backlogListener = l;
+    }
+
+    void setKeepDirtyPages(boolean keep) {
+        keepDirtyPages = keep;
+    }
+
+    boolean backlogHigh() {
+        return backlogHigh;
+    }
+
+    /**
+     * Flips the backlog state with hysteresis and tells the listener: high when the waiting pages
+     * pass the bound, low again only under 3/4 of it, so that a parent pausing its receivers does
+     * not resume and pause at every page. Called on each flusher turn and by collectors whose
+     * page passes the bound.
+     */
+    void signalBacklog() {
+        long bound = dirtyLimit;
+        if (bound == Long.MAX_VALUE) {
+            return;
+        }
+        boolean changed;
+        boolean high;
+        long waiting;
+        synchronized (backlogLock) {
+            waiting = dirtyBytes.get() - queuedRawBytes.get();
+            high = backlogHigh;
+            if (!high && waiting > bound) {
+                high = true;
+            } else if (high && waiting < bound / BACKLOG_LOW_DEN * BACKLOG_LOW_NUM) {
+                high = false;
+            }
+            changed = high != backlogHigh;
+            backlogHigh = high;
+        }
+        if (changed) {
+            StorageEngine.DiskBacklogListener l = backlogListener;
+            if (high) {
+                log.info("pages waiting for the disk passed the main cache's bound ({} > {} bytes){}", waiting, bound,
+                        keepDirtyPages ? ": kept in memory, the receivers are asked to pause" : "");
+            } else {
+                log.info("pages waiting for the disk back under 3/4 of the bound ({} < {} bytes)", waiting, bound);
+            }
+            if (l != null) {
+                try {
+                    l.diskBacklog(high, waiting, bound);
+                } catch (RuntimeException e) {
+                    log.warn("the disk backlog listener failed: {}", e.toString());
+                }
+            }
+        }
     }
 
     /** Dirty pages dropped since open because they passed the bound (the disk did not keep up). */
@@ -334,11 +408,13 @@ final class Flusher implements Runnable {
             if (!force && batch.size() < 64 && !aged()) {
                 shedOverLimit();
                 pressureListener.run();
+                signalBacklog();
                 return true;
             }
             writeBatch(force || aged());
             shedOverLimit();
             pressureListener.run();
+            signalBacklog();
             if (failing) {
                 reportRecovery();
             }
@@ -363,6 +439,7 @@ final class Flusher implements Runnable {
             try {
                 shedOverLimit();
                 pressureListener.run();
+                signalBacklog();
             } catch (RuntimeException | Error again) {
                 // reported with the failure above (or the next one); the bound is tried next turn
             }
@@ -524,6 +601,9 @@ final class Flusher implements Runnable {
      * points are lost; counted, and logged at most every 10 s.
      */
     private void shedOverLimit() {
+        if (keepDirtyPages) {
+            return;
+        }
         long limit = dirtyLimit;
         if (dirtyBytes.get() - queuedRawBytes.get() <= limit || batch.isEmpty()) {
             return;

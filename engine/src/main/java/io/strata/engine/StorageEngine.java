@@ -569,6 +569,45 @@ public final class StorageEngine implements Closeable {
         return flusher.pagesDropped();
     }
 
+    /** Receives the disk backlog's transitions ({@link #setDiskBacklogListener}). */
+    @FunctionalInterface
+    public interface DiskBacklogListener {
+        /**
+         * {@code high}: the pages waiting for the disk passed the main cache's bound (stop
+         * reading from receivers' sockets); not {@code high}: they dropped back under 3/4 of it
+         * (resume). Called on the flusher's thread or on a collecting thread, once per
+         * transition, alternately; must not block nor store into the engine.
+         *
+         * @param waitingBytes the encoded dirty pages waiting for the disk, in bytes
+         * @param boundBytes   the main cache's bound
+         */
+        void diskBacklog(boolean high, long waitingBytes, long boundBytes);
+    }
+
+    /**
+     * What happens to dirty pages past the main cache's bound when the disk does not keep up.
+     * {@code DROP_OLDEST} (the default, a child, which has nowhere to push back to): the oldest
+     * are dropped and counted ({@link #pagesDropped()}), memory stays bounded. {@code KEEP} (a
+     * parent): every page is kept until written, and the node stops reading from its receivers
+     * while {@link #diskBacklogHigh()} (children buffer, then replication fills what they could
+     * not hold), so that memory grows only by what is in flight.
+     */
+    public enum DirtyPagePolicy { DROP_OLDEST, KEEP }
+
+    public void setDirtyPagePolicy(DirtyPagePolicy policy) {
+        flusher.setKeepDirtyPages(policy == DirtyPagePolicy.KEEP);
+    }
+
+    /** Tells {@code listener} each time the disk backlog passes the bound and drops back under 3/4 of it. */
+    public void setDiskBacklogListener(DiskBacklogListener listener) {
+        flusher.setBacklogListener(listener);
+    }
+
+    /** Whether the pages waiting for the disk are over the bound (and not yet back under 3/4 of it). */
+    public boolean diskBacklogHigh() {
+        return flusher.backlogHigh();
+    }
+
     /** Points of the {@link #pagesDropped()} pages. */
     public long pointsDropped() {
         return flusher.pointsDropped();
