@@ -14,7 +14,9 @@ import java.util.function.LongSupplier;
  * @param dir              the database directory (metadata, and {@code tier<N>/} for each tier)
  * @param tiers            storage tiers, 1..5: tier 0 holds collected points, tier N aggregates
  *                         {@code tierGrouping^N} of them per point
- * @param datafileMaxBytes a datafile is closed and the next begun when an extent would pass this
+ * @param datafileMaxBytes a datafile is closed and the next begun when an extent would pass this;
+ *                         0 (the default) sizes datafiles from each tier's quota ({@link
+ *                         #datafileMaxBytes(int)})
  * @param fsync            when written data is forced to the device ({@link FsyncPolicy})
  * @param io               every file call goes through it
  * @param seed             seeds the spread of first-page sizes
@@ -71,8 +73,9 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         if (tiers < 1 || tiers > MAX_TIERS) {
             throw new IllegalArgumentException("storage tiers must be 1.." + MAX_TIERS + ", got " + tiers);
         }
-        if (datafileMaxBytes < 64 * 1024) {
-            throw new IllegalArgumentException("datafile size must be at least 64 KiB, got " + datafileMaxBytes);
+        if (datafileMaxBytes != 0 && datafileMaxBytes < 64 * 1024) {
+            throw new IllegalArgumentException("datafile size must be 0 (from the quota) or at least 64 KiB, got "
+                    + datafileMaxBytes);
         }
         if (tierGrouping < 2 || tierGrouping > 255) {
             throw new IllegalArgumentException("tier grouping must be 2..255, got " + tierGrouping);
@@ -123,9 +126,9 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         return out;
     }
 
-    /** Defaults: 3 tiers (Netdata's), datafiles sized for a 1 GiB quota, fsync per datafile, real files. */
+    /** Defaults: 3 tiers (Netdata's), datafiles sized from each tier's quota, fsync per datafile, real files. */
     public static EngineConfig defaults(Path dir) {
-        return new EngineConfig(dir, DEFAULT_TIERS, datafileSizeForQuota(1L << 30), FsyncPolicy.PER_DATAFILE,
+        return new EngineConfig(dir, DEFAULT_TIERS, 0, FsyncPolicy.PER_DATAFILE,
                 FileChannelIo.INSTANCE, 0x5EED, 1000, System::nanoTime, DEFAULT_TIER_GROUPING, null, null, null, 0, false,
                 EngineConfig::wallClockSeconds, DEFAULT_FUTURE_MARGIN_SECONDS);
     }
@@ -252,17 +255,28 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
         return maxAgeSeconds[tier];
     }
 
+    /** The datafile size of a tier without a quota when none is configured (a 1 GiB quota's). */
+    public static final long NO_QUOTA_DATAFILE_BYTES = datafileSizeForQuota(1L << 30);
+
     /**
-     * The datafile size of {@code tier}: the configured size, or smaller when the tier has a quota,
-     * so that a tier keeps about 50 datafiles and never exceeds its quota by more than one.
+     * The datafile size of {@code tier}. Sized from the tier's quota as DBENGINE does (1/50 of it,
+     * 4 MiB to 512 MiB: a tier holds about 50 datafiles, at most {@code quota / 4 MiB} for small
+     * quotas and {@code quota / 512 MiB} for those over 25 GiB), unless {@code datafileMaxBytes}
+     * sets a smaller one (tests, benchmarks); a tier without a quota gets the configured size, or
+     * {@link #NO_QUOTA_DATAFILE_BYTES}. Datafiles once sized for a 1 GiB quota whatever the quota
+     * made a 100 GiB tier 5 000 files, every one of whose indexes a query searched.
      */
     public long datafileMaxBytes(int tier) {
         long q = quotaBytes[tier];
         if (q <= 0) {
-            return datafileMaxBytes;
+            return datafileMaxBytes > 0 ? datafileMaxBytes : NO_QUOTA_DATAFILE_BYTES;
+        }
+        long size = datafileSizeForQuota(q);
+        if (datafileMaxBytes > 0) {
+            size = Math.min(size, datafileMaxBytes);
         }
         // A quota below 4 datafiles of the minimum size (tests, tiny disks) still rotates by file.
-        return Math.max(64 * 1024, Math.min(Math.min(datafileMaxBytes, datafileSizeForQuota(q)), q / 4));
+        return Math.max(64 * 1024, Math.min(size, q / 4));
     }
 
     /** Seconds between two points of {@code tier} for a metric collected every {@code updateEvery}. */

@@ -394,10 +394,12 @@ public final class TierStore implements Closeable {
         }
         io.strata.engine.extent.PageDescriptor[] ds = w.table().pages;
         int n = w.pageCount();
-        current.open.addExtent(offset, len, ds, n);
+        // widened before the pages are indexed: a reader never prunes a datafile whose index
+        // already holds pages of its range
         for (int i = 0; i < n; i++) {
             current.widen(ds[i].startTime, ds[i].endTime());
         }
+        current.open.addExtent(offset, len, ds, n);
         retention.grew(current, len + journal.size() - journalBefore);
         extentsWritten++;
     }
@@ -469,11 +471,27 @@ public final class TierStore implements Closeable {
     public void pages(int metric, long after, long before, List<PageRef> out) {
         long msb = registry.uuidMsb(metric);
         long lsb = registry.uuidLsb(metric);
+        int searched = 0;
         for (Datafile d : files) {
+            // Pruned by the datafile's time range before its index is touched: a query of the
+            // last hour searches the datafiles that hold it, not every journal v2 of the tier.
+            long last = d.lastTime;
+            if (last == MetricRegistry.NO_TIME || last < after || d.firstTime > before) {
+                continue;
+            }
+            searched++;
             DataFile f = d.file;
             d.index.pages(metric, msb, lsb, after, before,
                     (off, len, slot, start, ue, entries, type) -> out.add(new PageRef(f, off, len, slot, start, ue, entries, type)));
         }
+        indexesSearched.add(searched);
+    }
+
+    private final java.util.concurrent.atomic.LongAdder indexesSearched = new java.util.concurrent.atomic.LongAdder();
+
+    /** Datafile indexes searched by readers since open (those pruned by time range are not counted). */
+    public long indexesSearched() {
+        return indexesSearched.sum();
     }
 
     public ReentrantReadWriteLock.ReadLock readLock() {

@@ -85,6 +85,15 @@ class DbEngineSettingsTest {
     }
 
     @Test
+    void datafilesAreSizedFromTheNodesQuotas() throws Exception {
+        EngineConfig ec = load("    dbengine multihost disk space MB = 102400\n").engineConfig();
+        assertEquals(512L << 20, ec.datafileMaxBytes(0), "100 GiB: datafiles of 512 MiB, 200 of them");
+        assertEquals(512L << 20, ec.datafileMaxBytes(1), "tier 1's default quota, 50 GiB");
+        EngineConfig small = load("").engineConfig();
+        assertEquals((256L << 20) / 50, small.datafileMaxBytes(0), "the default 256 MiB quota: 50 datafiles");
+    }
+
+    @Test
     void badValuesNameTheirKey() {
         assertMessage("dbengine fsync = sometimes\n", "[db] dbengine fsync = sometimes must be one of: never, per extent, per datafile");
         assertMessage("dbengine page cache size MB = lots\n", "[db] dbengine page cache size MB = lots is not a number");
