@@ -66,8 +66,9 @@ final class Flusher implements Runnable {
     private IOException flushError;
     private volatile boolean running = true;
     private volatile long pagesFlushed;
-    /** The newest point time written to any tier: the "now" of the maximum-age rule. */
-    private long newestWritten;
+    private volatile long unexpectedFailures;
+    /** The wall clock in seconds: the "now" of the maximum-age rule (never the newest data time). */
+    private volatile java.util.function.LongSupplier clockSeconds = io.strata.engine.EngineConfig::wallClockSeconds;
     private volatile IOException lastError;
     private static final long FAILURE_LOG_NANOS = 10_000_000_000L;
     /** Whether the last write failed, and when the run of failures began (the flusher's clock). */
@@ -179,9 +180,13 @@ final class Flusher implements Runnable {
         if (p.isRaw()) {
             raw = queuedRawBytes.addAndGet(c);
         }
-        dirtyBytes.addAndGet(c);
+        long dirty = dirtyBytes.addAndGet(c);
         dirtyByMetric[p.tier].add(p);
         sealed.add(p);
+        if (!backlogHigh && dirty - queuedRawBytes.get() > dirtyLimit) {
+            // here too, not only on the flusher's turn: a flusher stuck in a write never turns
+            signalBacklog();
+        }
         if (raw > WAKE_RAW_BYTES && raw - c <= WAKE_RAW_BYTES) {
             // only the page that crosses the mark wakes the flusher
             wake();
@@ -210,8 +215,82 @@ final class Flusher implements Runnable {
         dirtyLimit = bytes;
     }
 
+    void setClockSeconds(java.util.function.LongSupplier clock) {
+        clockSeconds = clock;
+    }
+
     void setPressureListener(Runnable listener) {
         pressureListener = listener;
+    }
+
+    // ---- the disk backlog signal (back-pressure) -------------------------------------------
+
+    /**
+     * Pages waiting for the disk (encoded; raw pages in the queue shrink about 8 times on the
+     * flusher's next turn and do not count) passed the bound and have not yet dropped under
+     * {@link #BACKLOG_LOW_NUM}/{@link #BACKLOG_LOW_DEN} of it.
+     */
+    private volatile boolean backlogHigh;
+    private final Object backlogLock = new Object();
+    private volatile StorageEngine.DiskBacklogListener backlogListener;
+    /** Whether dirty pages past the bound are kept (a parent, which pushes back) rather than dropped. */
+    private volatile boolean keepDirtyPages;
+    static final int BACKLOG_LOW_NUM = 3;
+    static final int BACKLOG_LOW_DEN = 4;
+
+    void setBacklogListener(StorageEngine.DiskBacklogListener l) {
+        backlogListener = l;
+    }
+
+    void setKeepDirtyPages(boolean keep) {
+        keepDirtyPages = keep;
+    }
+
+    boolean backlogHigh() {
+        return backlogHigh;
+    }
+
+    /**
+     * Flips the backlog state with hysteresis and tells the listener: high when the waiting pages
+     * pass the bound, low again only under 3/4 of it, so that a parent pausing its receivers does
+     * not resume and pause at every page. Called on each flusher turn and by collectors whose
+     * page passes the bound.
+     */
+    void signalBacklog() {
+        long bound = dirtyLimit;
+        if (bound == Long.MAX_VALUE) {
+            return;
+        }
+        boolean changed;
+        boolean high;
+        long waiting;
+        synchronized (backlogLock) {
+            waiting = dirtyBytes.get() - queuedRawBytes.get();
+            high = backlogHigh;
+            if (!high && waiting > bound) {
+                high = true;
+            } else if (high && waiting < bound / BACKLOG_LOW_DEN * BACKLOG_LOW_NUM) {
+                high = false;
+            }
+            changed = high != backlogHigh;
+            backlogHigh = high;
+        }
+        if (changed) {
+            StorageEngine.DiskBacklogListener l = backlogListener;
+            if (high) {
+                log.info("pages waiting for the disk passed the main cache's bound ({} > {} bytes){}", waiting, bound,
+                        keepDirtyPages ? ": kept in memory, the receivers are asked to pause" : "");
+            } else {
+                log.info("pages waiting for the disk back under 3/4 of the bound ({} < {} bytes)", waiting, bound);
+            }
+            if (l != null) {
+                try {
+                    l.diskBacklog(high, waiting, bound);
+                } catch (RuntimeException e) {
+                    log.warn("the disk backlog listener failed: {}", e.toString());
+                }
+            }
+        }
     }
 
     /** Dirty pages dropped since open because they passed the bound (the disk did not keep up). */
@@ -225,6 +304,11 @@ final class Flusher implements Runnable {
 
     int pendingPages() {
         return sealed.size() + batch.size();
+    }
+
+    /** Unexpected (unchecked) failures the flusher survived since open. */
+    long unexpectedFailures() {
+        return unexpectedFailures;
     }
 
     long pagesFlushed() {
@@ -280,12 +364,29 @@ final class Flusher implements Runnable {
     @Override
     public void run() {
         thread = Thread.currentThread();
-        while (true) {
-            long wanted;
-            synchronized (flushMonitor) {
-                wanted = flushRequested;
+        try {
+            while (turn()) {
+                // one turn after the other until stopped
             }
-            boolean force = wanted > flushCompleted || !running;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * One turn: takes the sealed pages, writes what is due, sheds what passes the bound. Returns
+     * false when the flusher stops. Survives anything thrown in a turn short of the JVM dying (an
+     * I/O error, a bug, a mapping or allocation failure): the pages not written stay in the batch
+     * and are retried, and the shedding goes on, so that memory stays bounded and a later flush
+     * or close gets an answer instead of waiting for a dead thread.
+     */
+    private boolean turn() throws InterruptedException {
+        long wanted;
+        synchronized (flushMonitor) {
+            wanted = flushRequested;
+        }
+        boolean force = wanted > flushCompleted || !running;
+        try {
             recycle();
             DirtyPage p = sealed.poll();
             if (p == null && !force) {
@@ -293,8 +394,7 @@ final class Flusher implements Runnable {
                 // unparked this thread: the permit makes this park return at once
                 LockSupport.parkNanos(this, IDLE_WAIT_NANOS);
                 if (Thread.interrupted()) {
-                    Thread.currentThread().interrupt();
-                    return;
+                    throw new InterruptedException();
                 }
                 p = sealed.poll();
             }
@@ -308,47 +408,54 @@ final class Flusher implements Runnable {
             if (!force && batch.size() < 64 && !aged()) {
                 shedOverLimit();
                 pressureListener.run();
-                continue;
+                signalBacklog();
+                return true;
             }
+            writeBatch(force || aged());
+            shedOverLimit();
+            pressureListener.run();
+            signalBacklog();
+            if (failing) {
+                reportRecovery();
+            }
+            if (force && batch.isEmpty() && sealed.isEmpty()) {
+                synchronized (flushMonitor) {
+                    flushCompleted = wanted;
+                    flushMonitor.notifyAll();
+                }
+                return running;
+            }
+            return true;
+        } catch (IOException | RuntimeException | Error e) {
+            IOException io;
+            if (e instanceof IOException x) {
+                io = x;
+            } else {
+                unexpectedFailures++;
+                io = new IOException("unexpected flusher failure: " + e, e);
+            }
+            lastError = io;
+            reportFailure(io, e instanceof IOException ? null : e);
             try {
-                writeBatch(force || aged());
                 shedOverLimit();
                 pressureListener.run();
-                if (failing) {
-                    reportRecovery();
+                signalBacklog();
+            } catch (RuntimeException | Error again) {
+                // reported with the failure above (or the next one); the bound is tried next turn
+            }
+            if (force) {
+                synchronized (flushMonitor) {
+                    flushError = io;
+                    flushMonitor.notifyAll();
                 }
-                if (force && batch.isEmpty() && sealed.isEmpty()) {
-                    synchronized (flushMonitor) {
-                        flushCompleted = wanted;
-                        flushMonitor.notifyAll();
-                    }
-                    if (!running) {
-                        return;
-                    }
-                }
-            } catch (IOException e) {
-                lastError = e;
-                reportFailure(e);
-                shedOverLimit();
-                pressureListener.run();
-                if (force) {
-                    synchronized (flushMonitor) {
-                        flushError = e;
-                        flushMonitor.notifyAll();
-                    }
-                    if (!running) {
-                        return;
-                    }
-                }
-                try {
-                    // a full disk frees up in minutes, not milliseconds: retry each second, not
-                    // rebuilding and compressing every extent ten times a second meanwhile
-                    Thread.sleep(DiskFullException.isDiskFull(e) ? 1_000 : 100);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
+                if (!running) {
+                    return false;
                 }
             }
+            // a full disk frees up in minutes, not milliseconds: retry each second, not
+            // rebuilding and compressing every extent ten times a second meanwhile
+            Thread.sleep(DiskFullException.isDiskFull(io) ? 1_000 : 100);
+            return true;
         }
     }
 
@@ -356,7 +463,7 @@ final class Flusher implements Runnable {
      * Logs a failed write: the first at once, then while the failure lasts one message every 10 s
      * (the retries run every 100 ms, or every second on a full disk, and each would log).
      */
-    private void reportFailure(IOException e) {
+    private void reportFailure(IOException e, Throwable unexpected) {
         long now = nanoClock.getAsLong();
         failuresSinceLog++;
         if (!failing) {
@@ -364,9 +471,15 @@ final class Flusher implements Runnable {
             failingSinceNanos = now;
             lastFailureLogNanos = now;
             failuresSinceLog = 0;
-            log.error("{}; {} page(s) kept in memory, within the main cache's bound, and retried every {}; collection "
-                    + "goes on", DiskFullException.isDiskFull(e) ? e.getMessage() : "flush failed: " + e.getMessage(),
-                    batch.size(), DiskFullException.isDiskFull(e) ? "second" : "100 ms");
+            String what = DiskFullException.isDiskFull(e) ? e.getMessage() : "flush failed: " + e.getMessage();
+            String rest = "{} page(s) kept in memory, within the main cache's bound, and retried every {}; collection "
+                    + "goes on";
+            if (unexpected != null) {
+                // not a disk error: a bug or a resource exhausted; the stack says where
+                log.error(what + "; " + rest, batch.size(), "100 ms", unexpected);
+            } else {
+                log.error(what + "; " + rest, batch.size(), DiskFullException.isDiskFull(e) ? "second" : "100 ms");
+            }
         } else if (now - lastFailureLogNanos >= FAILURE_LOG_NANOS) {
             log.error("{} (still, for {} s; {} failed retries since the last message); {} page(s) kept in memory",
                     DiskFullException.isDiskFull(e) ? e.getMessage() : "flush failed: " + e.getMessage(),
@@ -465,9 +578,6 @@ final class Flusher implements Runnable {
                 } catch (IOException e) {
                     throw DiskFullException.naming(tiers[tier].dir(), e);
                 }
-                for (int k = i; k < end; k++) {
-                    newestWritten = Math.max(newestWritten, batch.get(k).endTime());
-                }
                 release(i, end);
                 i = end;
             }
@@ -476,8 +586,11 @@ final class Flusher implements Runnable {
             batch.clear();
             batch.addAll(kept);
         }
+        // Age against the clock, not against the newest point written: one point stamped years
+        // ahead (a child's bad clock, a replayed history) would otherwise expire every datafile.
+        long now = clockSeconds.getAsLong();
         for (TierStore t : tiers) {
-            t.enforceRetention(newestWritten);
+            t.enforceRetention(now);
         }
     }
 
@@ -488,6 +601,9 @@ final class Flusher implements Runnable {
      * points are lost; counted, and logged at most every 10 s.
      */
     private void shedOverLimit() {
+        if (keepDirtyPages) {
+            return;
+        }
         long limit = dirtyLimit;
         if (dirtyBytes.get() - queuedRawBytes.get() <= limit || batch.isEmpty()) {
             return;

@@ -55,6 +55,10 @@ public final class StorageEngine implements Closeable {
     private final LongAdder pointsRejected = new LongAdder();
     private final LongAdder readErrors = new LongAdder();
     private volatile boolean closed;
+    /** How long {@link #flush} waits for the disk, and {@link #close} for the flusher to stop (tests shorten it). */
+    volatile long flushTimeoutMillis = 120_000;
+    /** How long {@link #close} waits for the flusher to stop after its last flush (tests shorten it). */
+    volatile long closeJoinMillis = 30_000;
 
     private StorageEngine(EngineConfig cfg, MetricRegistry registry, MetadataStore metadata, RecoveryReport report,
                           TierStore[] tiers) {
@@ -113,6 +117,8 @@ public final class StorageEngine implements Closeable {
         }
         flusher.setDirtyLimit(cfg.autoCacheBytes(registry.size()));
         flusher.setPressureListener(this::sizeCache);
+        flusher.setClockSeconds(cfg.clockSeconds());
+        this.futureLimit = futureLimitNow();
         this.flusherThread = new Thread(flusher, "strata-flusher");
         this.flusherThread.setDaemon(true);
     }
@@ -209,6 +215,9 @@ public final class StorageEngine implements Closeable {
             throw new IllegalArgumentException("metric " + metric + ": update_every " + updateEvery + " and time "
                     + time + " must be positive, the time below 2^32");
         }
+        if (time > futureLimit && inFuture(metric, time, 1)) {
+            return false;
+        }
         // No shared counter per point: an atomic add here would drain the store buffer on every
         // sample. Points are counted per sealed page instead.
         // The tiers above get the point from the hot page, late and in bursts (aggregateLate).
@@ -218,6 +227,89 @@ public final class StorageEngine implements Closeable {
         }
         pointsRejected.increment();
         return false;
+    }
+
+    /**
+     * Points after this time (unsigned seconds) are checked against the clock: the clock plus the
+     * future margin when last computed. It only lags the clock, so a point below it is within the
+     * margin without reading the clock; a point above it re-reads the clock ({@link #inFuture}).
+     */
+    private volatile long futureLimit;
+    private final LongAdder pointsInFuture = new LongAdder();
+    /** Per host GUID (null key: a metric of no known chart), the points refused as too far ahead. */
+    private final java.util.concurrent.ConcurrentHashMap<java.util.UUID, FutureRefusals> futureByHost =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.UUID NO_HOST = new java.util.UUID(0, 0);
+    private static final long FUTURE_LOG_NANOS = 60_000_000_000L;
+
+    /** Points of one host refused because they were too far ahead of the clock; logged per host. */
+    private static final class FutureRefusals {
+        final LongAdder points = new LongAdder();
+        long lastLogNanos;
+        long sinceLog;
+        boolean logged;
+    }
+
+    private long futureLimitNow() {
+        long margin = cfg.futureMarginSeconds();
+        return margin == 0 ? Long.MAX_VALUE : cfg.clockSeconds().getAsLong() + margin;
+    }
+
+    /**
+     * Whether {@code time} is more than the future margin ahead of the clock; if so, counts the
+     * {@code points} refused for the metric's host, and logs the host's first refusal and then
+     * at most one line a minute per host.
+     */
+    private boolean inFuture(int metric, long time, int points) {
+        long limit = futureLimitNow();
+        futureLimit = limit;
+        if (time <= limit) {
+            return false;
+        }
+        pointsInFuture.add(points);
+        java.util.UUID host = hostOf(metric);
+        FutureRefusals r = futureByHost.computeIfAbsent(host, h -> new FutureRefusals());
+        r.points.add(points);
+        long now = cfg.nanoClock().getAsLong();
+        synchronized (r) {
+            r.sinceLog += points;
+            if (!r.logged || now - r.lastLogNanos >= FUTURE_LOG_NANOS) {
+                long clock = limit - cfg.futureMarginSeconds();
+                log.warn("host {}: refused {} point(s) since the last message ({} in all) stamped more than {} s ahead "
+                                + "of this node's clock: metric {} at {} ({}), the clock says {} ({}); the host's clock "
+                                + "(or a replayed history) is ahead: fix its clock, or raise [db] dbengine max future "
+                                + "time for an accelerated load", host == NO_HOST ? "(unknown)" : host, r.sinceLog,
+                        r.points.sum(), cfg.futureMarginSeconds(), metric, time, java.time.Instant.ofEpochSecond(time),
+                        clock, java.time.Instant.ofEpochSecond(clock));
+                r.logged = true;
+                r.lastLogNanos = now;
+                r.sinceLog = 0;
+            }
+        }
+        return true;
+    }
+
+    private java.util.UUID hostOf(int metric) {
+        int chart = registry.chartId(metric);
+        if (chart < 0) {
+            return NO_HOST;
+        }
+        try {
+            return metadata.chart(chart).hostGuid();
+        } catch (RuntimeException e) {
+            return NO_HOST;
+        }
+    }
+
+    /** Points refused since open because they were more than the future margin ahead of the clock. */
+    public long pointsInFuture() {
+        return pointsInFuture.sum();
+    }
+
+    /** {@link #pointsInFuture()} of one host (by its machine GUID). */
+    public long pointsInFuture(java.util.UUID host) {
+        FutureRefusals r = futureByHost.get(host);
+        return r == null ? 0 : r.points.sum();
     }
 
     /** How many metrics a batch store touches together before it stores them. */
@@ -245,6 +337,9 @@ public final class StorageEngine implements Closeable {
             throw new IllegalArgumentException("a batch of " + count + " values from " + valuesFrom + " for metrics from "
                     + metricsFrom + " does not fit arrays of " + values.length + " values and " + metrics.length
                     + " metrics");
+        }
+        if (time > futureLimit && count > 0 && inFuture(metrics[metricsFrom], time, count)) {
+            return 0;
         }
         int touched = 0;
         int stored = 0;
@@ -318,7 +413,7 @@ public final class StorageEngine implements Closeable {
         for (int t = 1; t < hotN.length; t++) {
             hotN[t].sealAll();
         }
-        flusher.flush(120_000);
+        flusher.flush(flushTimeoutMillis);
         metadata.sync();
     }
 
@@ -447,6 +542,15 @@ public final class StorageEngine implements Closeable {
         return readErrors.sum();
     }
 
+    /**
+     * Unexpected failures of the flusher since open (a {@code RuntimeException} or an
+     * {@code Error} out of a write, an encoding or a rotation): it survives them, keeps the batch
+     * and retries it. Write errors of the disk ({@code IOException}) are not counted here.
+     */
+    public long flusherFailures() {
+        return flusher.unexpectedFailures();
+    }
+
     /** Dirty pages waiting for the flusher. */
     public int pendingPages() {
         return flusher.pendingPages();
@@ -463,6 +567,45 @@ public final class StorageEngine implements Closeable {
      */
     public long pagesDropped() {
         return flusher.pagesDropped();
+    }
+
+    /** Receives the disk backlog's transitions ({@link #setDiskBacklogListener}). */
+    @FunctionalInterface
+    public interface DiskBacklogListener {
+        /**
+         * {@code high}: the pages waiting for the disk passed the main cache's bound (stop
+         * reading from receivers' sockets); not {@code high}: they dropped back under 3/4 of it
+         * (resume). Called on the flusher's thread or on a collecting thread, once per
+         * transition, alternately; must not block nor store into the engine.
+         *
+         * @param waitingBytes the encoded dirty pages waiting for the disk, in bytes
+         * @param boundBytes   the main cache's bound
+         */
+        void diskBacklog(boolean high, long waitingBytes, long boundBytes);
+    }
+
+    /**
+     * What happens to dirty pages past the main cache's bound when the disk does not keep up.
+     * {@code DROP_OLDEST} (the default, a child, which has nowhere to push back to): the oldest
+     * are dropped and counted ({@link #pagesDropped()}), memory stays bounded. {@code KEEP} (a
+     * parent): every page is kept until written, and the node stops reading from its receivers
+     * while {@link #diskBacklogHigh()} (children buffer, then replication fills what they could
+     * not hold), so that memory grows only by what is in flight.
+     */
+    public enum DirtyPagePolicy { DROP_OLDEST, KEEP }
+
+    public void setDirtyPagePolicy(DirtyPagePolicy policy) {
+        flusher.setKeepDirtyPages(policy == DirtyPagePolicy.KEEP);
+    }
+
+    /** Tells {@code listener} each time the disk backlog passes the bound and drops back under 3/4 of it. */
+    public void setDiskBacklogListener(DiskBacklogListener listener) {
+        flusher.setBacklogListener(listener);
+    }
+
+    /** Whether the pages waiting for the disk are over the bound (and not yet back under 3/4 of it). */
+    public boolean diskBacklogHigh() {
+        return flusher.backlogHigh();
     }
 
     /** Points of the {@link #pagesDropped()} pages. */
@@ -513,9 +656,24 @@ public final class StorageEngine implements Closeable {
         }
         flusher.stop();
         try {
-            flusherThread.join(30_000);
+            flusherThread.join(closeJoinMillis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (flusherThread.isAlive()) {
+            // A write that hangs (a dead disk, an NFS server gone): the flusher still owns its
+            // batch, the page memory its raw pages point into, the tiers' files and the metadata
+            // log. Discarding or freeing them under it corrupted its batch (and could make it read
+            // freed memory), and closing a tier waited on the write forever. Leave them to it: if
+            // the write ever returns, the flusher writes what it holds and stops.
+            log.error("closing: the flusher did not stop within {} ms (a write hangs?); its {} page(s), the page "
+                    + "memory and the files are left open to it", closeJoinMillis, flusher.pendingPages());
+            IOException stuck = new IOException("the flusher did not stop within " + closeJoinMillis
+                    + " ms; pages and files left to it");
+            if (first != null) {
+                stuck.addSuppressed(first);
+            }
+            throw stuck;
         }
         int lost = flusher.discardUnwritten();
         if (lost > 0) {

@@ -71,6 +71,8 @@ final class TierReader {
 
     private static final class Scratch {
         final List<TierStore.PageRef> refs = new ArrayList<>();
+        /** The datafiles of {@link #refs}, kept open until the query is done with them. */
+        final List<io.strata.engine.datafile.DataFile> pinned = new ArrayList<>();
         final int[] hot = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         final int[] dirty = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         /** Dirty pages that were raw, copied while the memory read lock was held. */
@@ -138,9 +140,27 @@ final class TierReader {
         } finally {
             memoryLock.readLock().unlock();
         }
+        // The tier's read lock is held only to copy the page references and pin their datafiles:
+        // held for the whole query (disk reads, decoding, the caller's sink: a slow HTTP client),
+        // it stopped the flusher's rollover and rotation, which take the write lock, and with
+        // them every write and every other query of the tier.
+        List<io.strata.engine.datafile.DataFile> pinned = sc.pinned;
+        pinned.clear();
         store.readLock().lock();
         try {
             store.pages(metric, after, before, refs);
+            for (int i = 0; i < refs.size(); i++) {
+                io.strata.engine.datafile.DataFile f = refs.get(i).file();
+                if (pinned.isEmpty() || pinned.get(pinned.size() - 1) != f) {
+                    // references come datafile by datafile
+                    f.retainRead();
+                    pinned.add(f);
+                }
+            }
+        } finally {
+            store.readLock().unlock();
+        }
+        try {
             int nr = refs.size();
             int nd = dirty == null ? 0 : dirty.length;
             int total = nr + nd + (hasHot ? 1 : 0);
@@ -150,11 +170,11 @@ final class TierReader {
             long[] keys = sc.keys;
             for (int i = 0; i < total; i++) {
                 long start = i < nr ? refs.get(i).startTime() : i < nr + nd ? dirty[i - nr].startTime : sc.hs.startTime;
-                keys[i] = (start << 20) | i;
+                keys[i] = sortKey(start, i);
             }
             Arrays.sort(keys, 0, total);
             for (int k = 0; k < total; k++) {
-                int i = (int) (keys[k] & ((1 << 20) - 1));
+                int i = index(keys[k]);
                 long start;
                 long step;
                 int n;
@@ -191,10 +211,29 @@ final class TierReader {
                 lastTime = deliver(tier, src, start, step, n, after, before, lastTime, out);
             }
         } finally {
-            store.readLock().unlock();
+            for (int i = 0; i < pinned.size(); i++) {
+                pinned.get(i).releaseRead();
+            }
+            pinned.clear();
         }
         return lastTime;
     }
+
+    /**
+     * The sort key of page {@code i} starting at {@code start}: by start time, then by place (disk,
+     * dirty, hot). Start times are unsigned 32-bit seconds and indexes below 2^31, so the key is
+     * {@code start << 31 | i}, positive (a key of {@code start << 20 | i} mixed the index into the
+     * start time past 2^20 pages, and a read of more pages than that was mis-ordered).
+     */
+    static long sortKey(long start, int i) {
+        return (start << INDEX_BITS) | i;
+    }
+
+    static int index(long key) {
+        return (int) (key & ((1L << INDEX_BITS) - 1));
+    }
+
+    private static final int INDEX_BITS = 31;
 
     private static long deliver(int tier, int[] src, long start, long step, int n, long after, long before,
                                 long lastTime, PointSink out) {
@@ -287,7 +326,7 @@ final class TierReader {
         int[] result = null;
         // Decode this page and the later pages of the same extent this query wants.
         for (int j = k; j < total; j++) {
-            int i = (int) (keys[j] & ((1 << 20) - 1));
+            int i = index(keys[j]);
             if (i >= refs.size()) {
                 continue;
             }

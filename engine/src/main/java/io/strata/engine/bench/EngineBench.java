@@ -461,7 +461,9 @@ public final class EngineBench {
     /** The engine configuration a run of {@code o} writes and scans with. */
     public static EngineConfig config(Options o) {
         EngineConfig cfg = EngineConfig.defaults(o.dir()).withFsync(o.fsync()).withTiers(o.tiers())
-                .withDatafileMaxBytes(EngineConfig.MAX_DATAFILE_BYTES).withDirectReads(o.directReads());
+                .withDatafileMaxBytes(EngineConfig.MAX_DATAFILE_BYTES).withDirectReads(o.directReads())
+                // its own timeline from T0, faster than the clock: no point is "in the future"
+                .withFutureMarginSeconds(0);
         for (int t = 0; t < o.tiers(); t++) {
             cfg = cfg.withQuota(t, o.quota(t));
         }

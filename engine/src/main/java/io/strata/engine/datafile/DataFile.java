@@ -164,7 +164,7 @@ public final class DataFile implements Closeable {
         long at = size;
         try {
             handle.writeFully(extent, at);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException | Error e) {
             try {
                 handle.truncate(at);
             } catch (IOException suppressed) {
@@ -214,8 +214,63 @@ public final class DataFile implements Closeable {
         return fileno;
     }
 
+    /**
+     * Readers that copied page references of this datafile under the tier's read lock and read
+     * its extents after releasing it: rotation then closes it only when the last one is done
+     * ({@link #closeWhenUnread}), so that a slow reader never holds the tier's lock (which the
+     * flusher's rollover and rotation need) for its whole query.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger readers = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean closeWhenUnread;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Keeps the file open for a reader until {@link #releaseRead}; call while holding the tier's
+     * read lock with the datafile in the tier's list (rotation removes it under the write lock
+     * before {@link #closeWhenUnread}, so no reader retains a file being closed).
+     */
+    public void retainRead() {
+        readers.incrementAndGet();
+    }
+
+    /** Ends a {@link #retainRead}; the last reader of a rotated datafile closes it. */
+    public void releaseRead() {
+        if (readers.decrementAndGet() == 0 && closeWhenUnread) {
+            closeQuietly();
+        }
+    }
+
+    /** Closes the file now, or when its last reader releases it (rotation). */
+    public void closeWhenUnread() throws IOException {
+        closeWhenUnread = true;
+        if (readers.get() == 0 && closed.compareAndSet(false, true)) {
+            closeHandles();
+        }
+    }
+
+    /** Readers holding the file open (tests). */
+    public int readersHolding() {
+        return readers.get();
+    }
+
+    private void closeQuietly() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                closeHandles();
+            } catch (IOException e) {
+                // the file was already rotated out and (being) deleted: nothing is lost
+            }
+        }
+    }
+
     @Override
     public void close() throws IOException {
+        if (closed.compareAndSet(false, true)) {
+            closeHandles();
+        }
+    }
+
+    private void closeHandles() throws IOException {
         FileHandle r = reads;
         if (r != handle) {
             try {

@@ -22,8 +22,9 @@ import java.util.zip.CRC32C;
 /**
  * Hosts, charts and dimensions, persisted beside the data in an append-only log of checksummed
  * records ({@code docs/format/metadata.md}) and reloaded on start. A record is appended only when
- * a definition changes. On open the log is replayed; a damaged tail is reported and cut off, and
- * a log with many superseded records is rewritten (to a temporary file, then renamed).
+ * a definition changes. On open the log is replayed; a damaged tail is reported and cut off, damage
+ * in the middle is skipped to the next valid record (the log kept aside first), and a log with
+ * many superseded records is rewritten (to a temporary file, then renamed).
  *
  * <p>Hosts and charts get dense int ids; a dimension's id is its metric's id in the
  * {@link MetricRegistry}. Thread-safe; definitions change rarely, so one lock serves.
@@ -117,6 +118,7 @@ public final class MetadataStore implements Closeable {
         }
         long size = log.size();
         long pos = HEADER_SIZE;
+        Path aside = null;
         ByteBuffer lenBuf = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
         while (pos < size) {
             String problem = null;
@@ -149,17 +151,87 @@ public final class MetadataStore implements Closeable {
                     }
                 }
             }
+            long next = nextValidRecord(pos + 1, size);
+            if (next < 0) {
+                // a damaged tail (an append cut by a crash): nothing valid follows
+                report.add(path.toString(), pos, "metadata log: " + problem,
+                        "cut the log at offset " + pos + " (" + (size - pos) + " bytes dropped); "
+                                + "metrics found in datafiles but not described here stay readable by UUID");
+                log.truncate(pos);
+                size = pos;
+                continue;
+            }
+            // Damage in the middle (a bit flip, a lost sector): keep the file as it was, then
+            // skip to the next record whose length, checksum and payload hold, as datafile
+            // recovery resynchronises on the next valid extent. Only the damaged bytes are lost.
+            if (aside == null) {
+                aside = copyAside();
+            }
             report.add(path.toString(), pos, "metadata log: " + problem,
-                    "cut the log at offset " + pos + " (" + (size - pos) + " bytes dropped); "
-                            + "metrics found in datafiles but not described here stay readable by UUID");
-            log.truncate(pos);
-            size = pos;
+                    "skipped " + (next - pos) + " bytes to the next valid record at offset " + next
+                            + "; the log as it was is kept as " + aside.getFileName()
+                            + " and rewritten without the damaged bytes");
+            pos = next;
         }
         logEnd = pos;
         int live = hosts.size() + charts.size() + dimensionCount;
-        if (recordsInLog > 1024 && recordsInLog > 2 * live) {
+        if (aside != null || (recordsInLog > 1024 && recordsInLog > 2 * live)) {
             compact();
         }
+    }
+
+    /**
+     * The offset of the first record at or after {@code from} whose length fits, whose checksum
+     * matches and whose payload decodes, or -1.
+     */
+    private long nextValidRecord(long from, long size) throws IOException {
+        if (size - from < 9 || size - from > Integer.MAX_VALUE - 16) {
+            return -1;
+        }
+        ByteBuffer all = ByteBuffer.allocate((int) (size - from)).order(ByteOrder.LITTLE_ENDIAN);
+        log.readFully(all, from);
+        byte[] b = all.array();
+        int n = b.length;
+        for (int q = 0; q + 9 <= n; q++) {
+            int len = all.getInt(q);
+            if (len < 1 || len > MetadataCodec.MAX_RECORD || (long) q + 8 + len > n) {
+                continue;
+            }
+            CRC32C crc = new CRC32C();
+            crc.update(b, q, 4 + len);
+            if ((int) crc.getValue() != all.getInt(q + 4 + len)) {
+                continue;
+            }
+            try {
+                MetadataCodec.decode(b[q + 4], ByteBuffer.wrap(b, q + 5, len - 1).slice().order(ByteOrder.LITTLE_ENDIAN));
+                return from + q;
+            } catch (MetadataCodec.BadRecordException | RuntimeException e) {
+                // a checksum that matches by chance over garbage: keep looking
+            }
+        }
+        return -1;
+    }
+
+    /** Copies the log as it is to {@code metadata.log.damaged-<nanos>} (never deleted). */
+    private Path copyAside() throws IOException {
+        Path aside = path.resolveSibling(DiskFormat.METADATA_FILE + ".damaged-" + System.nanoTime());
+        long size = log.size();
+        try (FileHandle h = io.open(aside, FileIo.OpenMode.CREATE_NEW)) {
+            ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+            for (long at = 0; at < size; ) {
+                buf.clear();
+                if (size - at < buf.capacity()) {
+                    buf.limit((int) (size - at));
+                }
+                log.readFully(buf, at);
+                buf.flip();
+                h.writeFully(buf, at);
+                at += buf.limit();
+            }
+            h.sync();
+        }
+        io.syncDirectory(path.getParent());
+        return aside;
     }
 
     private void createNew(Path p) throws IOException {

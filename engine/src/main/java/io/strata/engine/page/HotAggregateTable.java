@@ -28,6 +28,13 @@ public final class HotAggregateTable {
     private static final int MASK = CHUNK - 1;
     /** Points of tier 1+ are 4 ints (see {@link PageCodecTier1}). */
     private static final int INTS = 4;
+    /** The largest count a tier point stores (u16); see {@link #closeWindow}. */
+    public static final long MAX_STORED_COUNT = 0xFFFF;
+    /** The longest step a tier page holds: its step is an int of seconds. */
+    public static final long MAX_STEP = Integer.MAX_VALUE;
+    /** Publishes a hot page's entry count after its points, as {@link HotPageTable} publishes its own. */
+    private static final java.lang.invoke.VarHandle ENTRIES =
+            java.lang.invoke.MethodHandles.arrayElementVarHandle(short[].class);
 
     private final int tier;
     private final long groupingPow;
@@ -262,6 +269,11 @@ public final class HotAggregateTable {
         long endUe = w[b + 2];
         long end = endUe & 0xFFFF_FFFFL;
         long step = (long) updateEvery * groupingPow;
+        if (step > MAX_STEP) {
+            // A window of more than 68 years (update_every x grouping^tier): no point of this
+            // tier can ever close in 32-bit time; the tier keeps nothing of such a metric.
+            return;
+        }
         boolean closes = end != 0 && ((int) (endUe >>> 32) != updateEvery || time > end);
         if (closes) {
             HotAggregateTable up = cascade ? upper : null;
@@ -345,8 +357,21 @@ public final class HotAggregateTable {
             w1 = (int) w[b + 1];
             w2 = (int) (w[b + 1] >>> 32);
         }
-        // u16 counts saturate: only tier 3+ with 1-second collection can pass 65535 points.
-        int w3 = Math.min(count, 0xFFFF) | (Math.min(anomalies, 0xFFFF) << 16);
+        int w3;
+        if (Integer.toUnsignedLong(count) <= MAX_STORED_COUNT) {
+            w3 = count | (anomalies << 16);
+        } else {
+            // The stored count is a u16 (Netdata's format): only tier 3+ at 1-second collection
+            // passes it (216 000 points in a tier-3 window). Stored as is, the count saturated
+            // while the sum covered every point, and averages were wrong by the ratio. The count
+            // becomes the window's weight, capped at 65535, and the sum and anomaly count are
+            // scaled by the same factor: sum / count is the window's mean and anomalies / count
+            // its anomaly rate, as collected; min and max are untouched.
+            double scale = (double) MAX_STORED_COUNT / Integer.toUnsignedLong(count);
+            w0 = Float.floatToRawIntBits((float) (Double.longBitsToDouble(w[b]) * scale));
+            int scaledAnomalies = (int) Math.min(MAX_STORED_COUNT, Math.round(Integer.toUnsignedLong(anomalies) * scale));
+            w3 = (int) MAX_STORED_COUNT | (scaledAnomalies << 16);
+        }
         w[b + 2] = 0;
         writePoint(ch, s, metric, end, step, w0, w1, w2, w3);
     }
@@ -392,7 +417,8 @@ public final class HotAggregateTable {
         PageMemory.writeInt(a + 4, w1);
         PageMemory.writeInt(a + 8, w2);
         PageMemory.writeInt(a + 12, w3);
-        ch.entries[s] = (short) (slot + 1);
+        // released after the point: a reader that acquires the count finds its points written
+        ENTRIES.setRelease(ch.entries, s, (short) (slot + 1));
         registry.extend(metric, tier, time, time);
         if (slot + 1 == ch.capacity[s]) {
             seal(ch, s, metric);
@@ -431,8 +457,9 @@ public final class HotAggregateTable {
         ch.start[s] = (int) time;
         ch.step[s] = step;
         ch.capacity[s] = (short) cap;
-        ch.entries[s] = 0;
-        ch.addr[s] = addr;
+        ENTRIES.setRelease(ch.entries, s, (short) 0);
+        // published last: a reader that acquires the address sees the page's start, step and count
+        HotPageTable.ADDR.setRelease(ch.addr, s, addr);
         return addr;
     }
 
@@ -541,7 +568,7 @@ public final class HotAggregateTable {
             }
             int start = ch.start[s];
             int step = ch.step[s];
-            int n = Math.min(Math.min(ch.entries[s], ch.capacity[s]),
+            int n = Math.min(Math.min((short) ENTRIES.getAcquire(ch.entries, s), ch.capacity[s]),
                     memory.classBytes((int) (word & HotPageTable.CLASS_MASK)) / 16);
             PageMemory.copyToArray(word & ~HotPageTable.CLASS_MASK, dst, INTS * n);
             if ((long) HotPageTable.ADDR.getAcquire(ch.addr, s) == word && ch.start[s] == start) {

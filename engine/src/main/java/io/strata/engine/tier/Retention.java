@@ -279,7 +279,8 @@ final class Retention {
             j2.close();
         }
         try {
-            d.file.close();
+            // a query that copied page references before the removal may still read it
+            d.file.closeWhenUnread();
         } catch (IOException e) {
             log.warn("tier {} datafile {}: close failed before deletion: {}", tier, d.file.fileno(), e.getMessage());
         }

@@ -353,7 +353,9 @@ public final class TierStore implements Closeable {
         long offset;
         try {
             offset = current.file.append(ext);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // whatever failed (the disk, or a bug below), the metric numbers of this extent are
+            // not in the file: the retry numbers them again
             current.metrics.rollback();
             writeFailures++;
             throw e;
@@ -392,10 +394,12 @@ public final class TierStore implements Closeable {
         }
         io.strata.engine.extent.PageDescriptor[] ds = w.table().pages;
         int n = w.pageCount();
-        current.open.addExtent(offset, len, ds, n);
+        // widened before the pages are indexed: a reader never prunes a datafile whose index
+        // already holds pages of its range
         for (int i = 0; i < n; i++) {
             current.widen(ds[i].startTime, ds[i].endTime());
         }
+        current.open.addExtent(offset, len, ds, n);
         retention.grew(current, len + journal.size() - journalBefore);
         extentsWritten++;
     }
@@ -467,11 +471,27 @@ public final class TierStore implements Closeable {
     public void pages(int metric, long after, long before, List<PageRef> out) {
         long msb = registry.uuidMsb(metric);
         long lsb = registry.uuidLsb(metric);
+        int searched = 0;
         for (Datafile d : files) {
+            // Pruned by the datafile's time range before its index is touched: a query of the
+            // last hour searches the datafiles that hold it, not every journal v2 of the tier.
+            long last = d.lastTime;
+            if (last == MetricRegistry.NO_TIME || last < after || d.firstTime > before) {
+                continue;
+            }
+            searched++;
             DataFile f = d.file;
             d.index.pages(metric, msb, lsb, after, before,
                     (off, len, slot, start, ue, entries, type) -> out.add(new PageRef(f, off, len, slot, start, ue, entries, type)));
         }
+        indexesSearched.add(searched);
+    }
+
+    private final java.util.concurrent.atomic.LongAdder indexesSearched = new java.util.concurrent.atomic.LongAdder();
+
+    /** Datafile indexes searched by readers since open (those pruned by time range are not counted). */
+    public long indexesSearched() {
+        return indexesSearched.sum();
     }
 
     public ReentrantReadWriteLock.ReadLock readLock() {
@@ -508,10 +528,11 @@ public final class TierStore implements Closeable {
      * Never deletes the datafile being written. Deletions left over by an earlier I/O error are
      * retried first; while a datafile cannot be deleted nothing more is rotated.
      *
-     * <p>{@code nowSeconds} is passed in rather than read from a clock: the engine passes the
-     * newest time it stored, so that retention follows the data (an accelerated benchmark, a test,
-     * a replayed history) and is deterministic. Any thread may call it (it waits for a write in
-     * progress), but not while holding {@link #readLock()}.
+     * <p>{@code nowSeconds} is passed in: the engine passes its clock ({@code
+     * EngineConfig.clockSeconds}), never the newest time it stored, so that a point stamped in the
+     * future (a child's bad clock, a replayed history) cannot expire the tier's history. Any
+     * thread may call it (it waits for a write in progress), but not while holding {@link
+     * #readLock()}.
      *
      * @return how many datafiles were deleted from the disk by this call
      */

@@ -56,6 +56,14 @@ public final class DbVerifier {
     }
 
     public static Result verify(FileIo fileIo, Path dir) throws IOException {
+        return verify(fileIo, dir, null);
+    }
+
+    /**
+     * Verifies the database in {@code dir} whose tier {@code t} lives in {@code tierDirs[t]} when
+     * that is not null ({@code [db] dbengine tier N directory}), else in {@code dir/tier<t>}.
+     */
+    public static Result verify(FileIo fileIo, Path dir, Path[] tierDirs) throws IOException {
         FileIo io = new ReadOnlyIo(fileIo);
         if (!io.exists(dir)) {
             throw new IOException(dir + ": no such directory");
@@ -95,8 +103,12 @@ public final class DbVerifier {
             notes.add(dir.resolve(DiskFormat.METADATA_FILE) + ": missing");
         }
         for (int t = 0; t < 5; t++) {
-            Path tdir = dir.resolve("tier" + t);
+            Path tdir = tierDirs != null && t < tierDirs.length && tierDirs[t] != null ? tierDirs[t]
+                    : dir.resolve("tier" + t);
             if (!io.exists(tdir)) {
+                if (tierDirs != null && t < tierDirs.length && tierDirs[t] != null) {
+                    notes.add(tdir + ": tier " + t + "'s directory (configured) does not exist");
+                }
                 continue;
             }
             tiers.add(verifyTier(io, tdir, t, errors, notes));

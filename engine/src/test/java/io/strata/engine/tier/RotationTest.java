@@ -274,10 +274,12 @@ class RotationTest {
     @Test
     void maximumAgeDeletesDatafilesWhoseNewestPointIsTooOld(@TempDir Path dir) throws Exception {
         long maxAge = 4 * CHUNK;
-        EngineConfig cfg = EngineConfig.defaults(dir).withDatafileMaxBytes(128 * 1024).withMaxAge(0, maxAge);
+        long end = T0 + 12 * CHUNK;
+        // the engine's clock at the end of the data: the flusher measures age against it
+        EngineConfig cfg = EngineConfig.defaults(dir).withDatafileMaxBytes(128 * 1024).withMaxAge(0, maxAge)
+                .withClockSeconds(() -> end - 1);
         try (StorageEngine e = StorageEngine.open(cfg)) {
             int[] ids = EngineTestSupport.define(e, 5, 10);
-            long end = T0 + 12 * CHUNK;
             for (long t = T0; t < end; t += CHUNK) {
                 store(e, ids, t, t + CHUNK);
             }
@@ -285,7 +287,7 @@ class RotationTest {
             long now = end - 1;
             long cutoff = now - maxAge;
             TierStore t0 = e.tier(0);
-            // The flusher applies the age rule after its writes, with the newest time written.
+            // The flusher applies the age rule after its writes, against the engine's clock.
             assertTrue(t0.datafilesDeleted() >= 2, "deleted " + t0.datafilesDeleted());
             long deleted = t0.datafilesDeleted();
             t0.enforceRetention(now);

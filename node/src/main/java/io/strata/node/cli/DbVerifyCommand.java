@@ -22,8 +22,10 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * {@code strata db verify DIR [--json]}: checks a database directory without changing it
- * ({@link DbVerifier}) and prints what each tier holds and every problem found.
+ * {@code strata db verify [DIR] [--config CONFIG_DIR] [--json]}: checks a database directory
+ * without changing it ({@link DbVerifier}) and prints what each tier holds and every problem
+ * found. With the node's configuration, the tiers are verified where {@code [db] dbengine tier N
+ * directory} puts them (and DIR defaults to the node's database).
  */
 @Command(name = "verify",
         mixinStandardHelpOptions = true,
@@ -46,8 +48,14 @@ public final class DbVerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "DIR", description = "the database directory")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "DIR",
+            description = "the database directory (default with --config: the node's cache/dbengine)")
     Path dir;
+
+    @Option(names = "--config", paramLabel = "CONFIG_DIR",
+            description = "the node's configuration directory (netdata.conf): tiers whose files live elsewhere "
+                    + "([db] dbengine tier N directory) are verified where they are")
+    Path config;
 
     @Option(names = "--json", description = "print one JSON object instead of text")
     boolean json;
@@ -57,6 +65,28 @@ public final class DbVerifyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
+            Path[] tierDirs = null;
+            if (config != null) {
+                io.strata.node.config.NodeConfig nc;
+                try {
+                    nc = io.strata.node.config.NodeConfig.load(config);
+                } catch (io.strata.node.config.NodeConfig.ConfigException | IOException e) {
+                    err.println("strata db verify: --config " + config + ": " + e.getMessage());
+                    return USAGE;
+                }
+                io.strata.engine.EngineConfig ec = nc.engineConfig();
+                if (dir == null) {
+                    dir = ec.dir();
+                }
+                tierDirs = new Path[ec.tiers()];
+                for (int t = 0; t < ec.tiers(); t++) {
+                    tierDirs[t] = ec.tierDir(t);
+                }
+            }
+            if (dir == null) {
+                err.println("strata db verify: give the database directory DIR, or the node's --config");
+                return USAGE;
+            }
             if (!Files.exists(dir)) {
                 err.println("strata db verify: " + dir + ": no such directory");
                 return USAGE;
@@ -65,14 +95,14 @@ public final class DbVerifyCommand implements Callable<Integer> {
                 err.println("strata db verify: " + dir + ": not a directory");
                 return USAGE;
             }
-            if (!looksLikeDatabase(dir)) {
+            if (tierDirs == null && !looksLikeDatabase(dir)) {
                 err.println("strata db verify: " + dir + ": not a Strata database (no " + DiskFormat.METADATA_FILE
                         + " and no tier0..tier4 directories)");
                 return USAGE;
             }
             DbVerifier.Result r;
             try {
-                r = DbVerifier.verify(FileChannelIo.INSTANCE, dir);
+                r = DbVerifier.verify(FileChannelIo.INSTANCE, dir, tierDirs);
             } catch (IOException e) {
                 err.println("strata db verify: " + dir + ": could not be read: " + e);
                 return DAMAGED;

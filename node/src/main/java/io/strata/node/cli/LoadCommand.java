@@ -38,7 +38,8 @@ public final class LoadCommand implements Callable<Integer> {
     String apiKey;
     @Option(names = "--rate", defaultValue = "0",
             description = "Collections per second per child; 0 = as fast as the parent takes them (accelerated "
-                    + "time, every collection still claims one second). Default ${DEFAULT-VALUE}.")
+                    + "time, every collection still claims one second: a parent refuses points more than [db] dbengine max "
+                    + "future time ahead of its clock, 1 day by default). Default ${DEFAULT-VALUE}.")
     double rate;
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the values and machine GUIDs.")
     long seed;

@@ -21,9 +21,15 @@ import java.util.Locale;
  * @param tierDirectories    per tier, where its files live; null = under the engine's directory
  * @param fsync              when written extents are forced to the device
  * @param directIo           read datafiles with O_DIRECT
+ * @param maxFutureSeconds   points stamped further ahead of this node's clock are refused and
+ *                           counted per host ({@code dbengine max future time}, Strata's key); 0
+ *                           accepts any time (an accelerated load)
  */
 public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retentionSeconds, Path[] tierDirectories,
-                               FsyncPolicy fsync, boolean directIo) {
+                               FsyncPolicy fsync, boolean directIo, long maxFutureSeconds) {
+
+    /** The key that bounds how far ahead of the clock a point may be stamped. */
+    public static final String MAX_FUTURE_TIME_KEY = "dbengine max future time";
 
     static DbEngineSettings read(IniFile nd, Path netdataConf, int tiers) throws ConfigException {
         long cacheMb = 0;
@@ -52,6 +58,11 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
             }
             grouping = (int) g;
         }
+        String steps = EngineConfig.tierStepProblem(tiers, grouping);
+        if (steps != null) {
+            throw new ConfigException(netdataConf + ": [db] storage tiers = " + tiers
+                    + " with dbengine tier N update every iterations = " + grouping + ": " + steps);
+        }
         long[] retention = new long[tiers];
         Path[] dirs = new Path[tiers];
         for (int t = 0; t < tiers; t++) {
@@ -76,13 +87,18 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
             }
         }
         boolean direct = nd.getBoolean("db", "dbengine use direct io", false);
-        return new DbEngineSettings(cacheMb, grouping, retention, dirs, fsync, direct);
+        long future = EngineConfig.DEFAULT_FUTURE_MARGIN_SECONDS;
+        String fut = nd.get("db", MAX_FUTURE_TIME_KEY, null);
+        if (fut != null) {
+            future = parseDuration(netdataConf, MAX_FUTURE_TIME_KEY, fut);
+        }
+        return new DbEngineSettings(cacheMb, grouping, retention, dirs, fsync, direct, future);
     }
 
     /** {@code base} with these settings applied. */
     public EngineConfig applyTo(EngineConfig base) {
         EngineConfig ec = base.withCacheBytes(pageCacheMb << 20).withTierGrouping(tierGrouping).withFsync(fsync)
-                .withDirectReads(directIo);
+                .withDirectReads(directIo).withFutureMarginSeconds(maxFutureSeconds);
         for (int t = 0; t < retentionSeconds.length; t++) {
             ec = ec.withMaxAge(t, retentionSeconds[t]);
             if (tierDirectories[t] != null) {

@@ -288,6 +288,47 @@ class DbVerifyCommandTest {
         }
     }
 
+    /**
+     * A tier whose files live in their own directory ({@code [db] dbengine tier N directory}) is
+     * verified there when the node's configuration is given; DIR defaults to the node's database.
+     */
+    @Test
+    void theNodesConfigurationPointsAtEachTiersDirectory(@TempDir Path tmp) throws Exception {
+        Path conf = Files.createDirectories(tmp.resolve("conf"));
+        Path far = tmp.resolve("other-disk/tier1");
+        Files.writeString(conf.resolve("netdata.conf"), "[global]\n    hostname = t\n[db]\n    storage tiers = 2\n"
+                + "    dbengine tier 1 update every iterations = 2\n    dbengine tier 1 directory = " + far + "\n"
+                + "[directories]\n    cache = " + tmp.resolve("cache") + "\n    lib = " + tmp.resolve("lib") + "\n");
+        io.strata.node.config.NodeConfig nc = io.strata.node.config.NodeConfig.load(conf);
+        EngineConfig ec = nc.engineConfig().withClockSeconds(() -> T0 + SECONDS);
+        try (StorageEngine e = StorageEngine.open(ec)) {
+            int[] ids = EngineTestSupport.define(e, 2, 3);
+            for (long t = T0; t < T0 + SECONDS; t++) {
+                for (int m : ids) {
+                    assertTrue(e.store(m, t, 1, EngineTestSupport.value(m, t), StorageNumber.SN_DEFAULT_FLAGS));
+                }
+            }
+        }
+        assertTrue(Files.list(far).findAny().isPresent(), "tier 1 wrote to its own directory");
+
+        Run bare = run("db", "verify", "--json", nc.dbDir().toString());
+        List<Integer> tiersSeen = new ArrayList<>();
+        parse(bare).get("tiers").forEach(t -> tiersSeen.add(t.get("tier").asInt()));
+        assertEquals(List.of(0), tiersSeen, "without the configuration only the default place is seen");
+
+        for (Run r : List.of(run("db", "verify", "--json", "--config", conf.toString()),
+                run("db", "verify", "--json", "--config", conf.toString(), nc.dbDir().toString()))) {
+            assertEquals(0, r.code(), r.out() + r.err());
+            JsonNode root = parse(r);
+            assertEquals(2, root.get("tiers").size(), root.toString());
+            JsonNode t1 = root.get("tiers").get(1);
+            assertEquals(1, t1.get("tier").asInt());
+            assertTrue(t1.get("datafiles").asInt() > 0 && t1.get("points").asLong() > 0, t1.toString());
+        }
+        Run badConf = run("db", "verify", "--config", tmp.resolve("nowhere").toString());
+        assertEquals(2, badConf.code(), badConf.err());
+    }
+
     @Test
     void usageErrors() {
         assertEquals(2, run("db", "verify").code());

@@ -42,6 +42,7 @@ class DbEngineSettingsTest {
         assertEquals(EngineConfig.DEFAULT_TIER_GROUPING, ec.tierGrouping());
         assertEquals(256L << 20, ec.quotaBytes(0));
         assertEquals(0, ec.maxAgeSeconds(0));
+        assertEquals(EngineConfig.DEFAULT_FUTURE_MARGIN_SECONDS, ec.futureMarginSeconds());
         assertEquals(cfg.dbDir().resolve("tier1"), ec.tierDir(1));
         assertTrue(cfg.warnings().isEmpty(), cfg.warnings().toString());
     }
@@ -60,6 +61,7 @@ class DbEngineSettingsTest {
                     dbengine tier 1 retention time = 3mo
                     dbengine tier 2 retention time = 3600
                     dbengine tier 2 directory = %s
+                    dbengine max future time = 30d
                 """.formatted(far));
         EngineConfig ec = cfg.engineConfig();
         assertTrue(ec.directReads());
@@ -70,6 +72,7 @@ class DbEngineSettingsTest {
         assertEquals(90 * 86_400L, ec.maxAgeSeconds(1));
         assertEquals(3600, ec.maxAgeSeconds(2));
         assertEquals(far, ec.tierDir(2));
+        assertEquals(30 * 86_400L, ec.futureMarginSeconds());
         assertEquals(cfg.dbDir().resolve("tier0"), ec.tierDir(0));
         assertTrue(cfg.warnings().isEmpty(), "known keys are not warned about: " + cfg.warnings());
 
@@ -82,6 +85,15 @@ class DbEngineSettingsTest {
     }
 
     @Test
+    void datafilesAreSizedFromTheNodesQuotas() throws Exception {
+        EngineConfig ec = load("    dbengine multihost disk space MB = 102400\n").engineConfig();
+        assertEquals(512L << 20, ec.datafileMaxBytes(0), "100 GiB: datafiles of 512 MiB, 200 of them");
+        assertEquals(512L << 20, ec.datafileMaxBytes(1), "tier 1's default quota, 50 GiB");
+        EngineConfig small = load("").engineConfig();
+        assertEquals((256L << 20) / 50, small.datafileMaxBytes(0), "the default 256 MiB quota: 50 datafiles");
+    }
+
+    @Test
     void badValuesNameTheirKey() {
         assertMessage("dbengine fsync = sometimes\n", "[db] dbengine fsync = sometimes must be one of: never, per extent, per datafile");
         assertMessage("dbengine page cache size MB = lots\n", "[db] dbengine page cache size MB = lots is not a number");
@@ -91,6 +103,11 @@ class DbEngineSettingsTest {
                 "[db] dbengine tier 2 update every iterations = 24 differs from tier 1's 60; Strata groups every tier by the same number of points");
         assertMessage("dbengine tier 0 retention time = 2 fortnights\n",
                 "[db] dbengine tier 0 retention time = 2 fortnights is not a duration (a number with s, m, h, d, w, mo or y)");
+        assertMessage("storage tiers = 5\ndbengine tier 1 update every iterations = 255\n",
+                "[db] storage tiers = 5 with dbengine tier N update every iterations = 255: tier 4 would aggregate "
+                        + "255^4 collections per point");
+        assertMessage("dbengine max future time = soon\n",
+                "[db] dbengine max future time = soon is not a duration");
         assertMessage("dbengine tier 0 retention time = d\n",
                 "[db] dbengine tier 0 retention time = d is not a duration");
     }

@@ -1,0 +1,133 @@
+package io.strata.engine;
+
+import io.strata.engine.io.FileChannelIo;
+import io.strata.engine.io.FileHandle;
+import io.strata.engine.io.FileIo.OpenMode;
+import io.strata.engine.io.ForwardingFileHandle;
+import io.strata.engine.io.ForwardingFileIo;
+import io.strata.engine.page.StorageNumber;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static io.strata.engine.EngineTestSupport.define;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The signal a parent needs for back-pressure: when the pages waiting for a stalled disk pass the
+ * main cache's bound the engine says so once, and once again when they are back under 3/4 of it.
+ * A parent's engine ({@code KEEP}) then drops nothing; a child's ({@code DROP_OLDEST}) drops its
+ * oldest pages and counts them.
+ */
+class DiskBacklogSignalTest {
+
+    static final long T0 = 1_700_000_000L;
+    static final long BOUND = 1L << 20;
+
+    /** Datafile writes fail while {@link #stalled} (a disk that takes nothing). */
+    static final class StalledDiskIo extends ForwardingFileIo {
+        volatile boolean stalled;
+
+        StalledDiskIo() {
+            super(FileChannelIo.INSTANCE);
+        }
+
+        @Override
+        public FileHandle open(Path path, OpenMode mode) throws IOException {
+            return new ForwardingFileHandle(delegate.open(path, mode)) {
+                @Override
+                public int write(ByteBuffer src, long position) throws IOException {
+                    if (stalled && path.getFileName().toString().endsWith(".ndf") && position > 0) {
+                        throw new IOException("injected: the disk does not answer");
+                    }
+                    return delegate.write(src, position);
+                }
+            };
+        }
+    }
+
+    record Event(boolean high, long waiting, long bound) {
+    }
+
+    @Test
+    void aParentKeepsEveryPageAndIsToldWhenToPauseAndResume(@TempDir Path dir) throws Exception {
+        List<Event> events = run(dir, StorageEngine.DirtyPagePolicy.KEEP, true);
+        assertEquals(2, events.size(), "one pause, one resume: " + events);
+        assertTrue(events.get(0).high() && events.get(0).waiting() > BOUND, events.toString());
+        assertFalse(events.get(1).high(), events.toString());
+        assertTrue(events.get(1).waiting() < BOUND * 3 / 4, events.toString());
+    }
+
+    @Test
+    void aChildDropsItsOldestPagesAndCountsThem(@TempDir Path dir) throws Exception {
+        List<Event> events = run(dir, StorageEngine.DirtyPagePolicy.DROP_OLDEST, false);
+        assertTrue(events.size() >= 1 && events.get(0).high(), events.toString());
+        assertFalse(events.get(events.size() - 1).high(), "back under the bound in the end: " + events);
+    }
+
+    private static List<Event> run(Path dir, StorageEngine.DirtyPagePolicy policy, boolean keeps) throws Exception {
+        StalledDiskIo io = new StalledDiskIo();
+        List<Event> events = new CopyOnWriteArrayList<>();
+        EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1).withFlushMaxAgeMillis(5).withCacheBytes(BOUND)
+                .withIo(io).withClockSeconds(() -> T0);
+        int[] ids;
+        long t = T0;
+        try (StorageEngine e = StorageEngine.open(cfg)) {
+            e.setDirtyPagePolicy(policy);
+            e.setDiskBacklogListener((high, waiting, bound) -> events.add(new Event(high, waiting, bound)));
+            ids = define(e, 10, 10);
+            io.stalled = true;
+            // store until the backlog passes the bound (bounded: 3 MiB of pages at most)
+            for (; t < T0 + 40_000 && !e.diskBacklogHigh(); t++) {
+                for (int m : ids) {
+                    e.store(m, t, 1, EngineTestSupport.value(m, t), StorageNumber.SN_DEFAULT_FLAGS);
+                }
+            }
+            assertTrue(e.diskBacklogHigh(), "the backlog passed the bound by " + t);
+            // as much again while the disk stays stalled
+            long more = t + (t - T0);
+            for (; t < more; t++) {
+                for (int m : ids) {
+                    e.store(m, t, 1, EngineTestSupport.value(m, t), StorageNumber.SN_DEFAULT_FLAGS);
+                }
+            }
+            waitFor(() -> e.pendingPages() > 0 && (keeps || e.pagesDropped() > 0), "pages waiting or dropped");
+            if (keeps) {
+                assertEquals(0, e.pagesDropped(), "a parent drops nothing");
+                assertTrue(e.dirtyBytes() > BOUND, "kept past the bound: " + e.dirtyBytes());
+                assertTrue(e.diskBacklogHigh());
+            } else {
+                assertTrue(e.pagesDropped() > 0, "a child drops its oldest pages");
+            }
+            io.stalled = false;
+            e.flush();
+            waitFor(() -> !e.diskBacklogHigh(), "the backlog drops under 3/4 of the bound");
+        }
+        if (keeps) {
+            try (StorageEngine e = StorageEngine.open(EngineConfig.defaults(dir).withTiers(1).withClockSeconds(() -> T0))) {
+                for (int m : ids) {
+                    long[] n = {0};
+                    e.queryTier0(m, T0, t - 1, (time, v) -> n[0]++);
+                    assertEquals(t - T0, n[0], "every point of metric " + m + " reached the disk");
+                }
+            }
+        }
+        return events;
+    }
+
+    static void waitFor(java.util.function.BooleanSupplier c, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!c.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "waited 60 s for: " + what);
+            Thread.sleep(10);
+        }
+    }
+}
