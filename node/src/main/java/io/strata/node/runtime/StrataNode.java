@@ -59,7 +59,7 @@ public final class StrataNode implements Closeable {
         StreamAuthorizer authorizer = new StreamAuthorizer(config.stream(), config.stream().sender().enableCompression(),
                 PARENT_CAPABILITIES, machineGuid.toString(), config.acceptStreamEverySeconds());
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
-                stats, ReceiverContext.wallClockMicros(), 600, null);
+                stats, ReceiverContext.wallClockMicros(), receiveTimeoutSeconds(config), null);
         // received hosts whose API-key or machine-GUID section enables the proxy go on to its destination
         this.forwarding = new io.strata.replication.forward.Forwarding(engine, config.stream().sender());
         rc = rc.withListener(forwarding);
@@ -122,6 +122,15 @@ public final class StrataNode implements Closeable {
             node.close();
             throw e;
         }
+    }
+
+    /**
+     * How long a received stream may send nothing before it is closed: {@code [stream] timeout seconds}
+     * (Netdata 1.37.1's parent uses a fixed 600 s, the same default).
+     */
+    static int receiveTimeoutSeconds(NodeConfig config) {
+        long t = config.stream().sender().timeoutSeconds();
+        return (int) Math.max(1, Math.min(86_400, t));
     }
 
     /** The port's decision on an HTTP connection as the query API takes it. */

@@ -298,4 +298,16 @@ class PortDefencesTest {
         assertEquals(null, WebAccessRules.potentialName(WebAccessRules.DEFAULT_NETDATA_CONF));
         assertEquals("box.example", WebAccessRules.potentialName("10.* box.example"));
     }
+
+    @Test
+    void anAcceptedStreamThatSendsNothingForTheReceiveTimeoutIsClosed() throws Exception {
+        rc = new ReceiverContext(rc.engine(), rc.authorizer(), rc.registry(), rc.limits(), rc.stats(), rc.nowMicros(),
+                1, null);
+        int port = start(ServerLimits.defaults());
+        Socket s = connect(port);
+        send(s, streamRequest(UUID.randomUUID().toString()));
+        String all = readToClose(s);
+        assertTrue(all.startsWith(HandshakeReplies.PROMPT_VERSION), all);
+        waitFor(() -> rc.registry().connected() == 0, "the stream unregistered");
+    }
 }
