@@ -249,4 +249,56 @@ class HttpDefencesTest {
         assertEquals("nosniff", ok.headers().firstValue("X-Content-Type-Options").orElse(""));
         assertEquals("nosniff", s.get("/api/v1/info").headers().firstValue("X-Content-Type-Options").orElse(""));
     }
+
+    @Test
+    void aQueryThatWouldReadMoreThanTheCapIsRefusedWithTheLimitNamed() throws Exception {
+        TestServer s = server(HttpPolicy.defaults());
+        io.strata.query.http.ApiServices services = io.strata.query.http.ApiServices.of(api);
+        String q = "/api/v1/data?chart=system.cpu&after=-600&points=10&group=";
+        try {
+            services.queryLimits(new io.strata.query.data.QueryBudget.Limits(10_000, 5));
+            // every grouping, the ones that read every stored value (median, percentile) included
+            for (String group : new String[]{"average", "median", "percentile95", "max", "sum", "stddev"}) {
+                var r = s.get(q + group);
+                assertEquals(400, r.statusCode(), group + ": " + r.body());
+                assertTrue(r.body().contains("more than 5 points") && r.body().contains("max points read per query"),
+                        r.body());
+            }
+            services.queryLimits(new io.strata.query.data.QueryBudget.Limits(10_000, 100_000));
+            for (String group : new String[]{"average", "median"}) {
+                assertEquals(200, s.get(q + group).statusCode(), group);
+            }
+        } finally {
+            services.queryLimits(io.strata.query.data.QueryBudget.Limits.DEFAULTS);
+        }
+    }
+
+    @Test
+    void thePastDeadlineOfAQueryStopsItsReadWith504() throws Exception {
+        io.strata.query.data.QueryBudget.Limits limits = new io.strata.query.data.QueryBudget.Limits(5_000, 1_000_000);
+        // started long ago: the first look at the clock finds the deadline passed
+        io.strata.query.data.QueryBudget late = io.strata.query.data.QueryBudget.start(limits, 200,
+                System.nanoTime() - 60_000_000_000L);
+        io.strata.query.data.DataRequest req = io.strata.query.data.DataRequest.parse(
+                io.strata.query.http.QueryString.parse("chart=system.cpu&after=-600&points=10&group=median"));
+        io.strata.query.http.ApiError e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.strata.query.http.ApiError.class,
+                () -> io.strata.query.data.DataQuery.execute(api.engine(), ApiServicesHost.local(api), req,
+                        api.nowSeconds(), late));
+        assertEquals(504, e.status().code());
+        assertEquals("The query timed out after 200 ms (timeout=200).", e.getMessage());
+        // the server's timeout bounds what a request asks for
+        io.strata.query.data.QueryBudget capped = io.strata.query.data.QueryBudget.start(limits, 999_999,
+                System.nanoTime() - 60_000_000_000L);
+        e = org.junit.jupiter.api.Assertions.assertThrows(io.strata.query.http.ApiError.class,
+                capped::checkDeadline);
+        assertEquals("The query timed out after 5000 ms ([web] query timeout ms = 5000).", e.getMessage());
+    }
+
+    /** The node's own host as the router sees it. */
+    static final class ApiServicesHost {
+        static io.strata.query.catalog.HostView local(ApiContext api) {
+            return io.strata.query.http.ApiServices.of(api).catalog().get().local();
+        }
+    }
 }

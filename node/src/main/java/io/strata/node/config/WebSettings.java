@@ -1,5 +1,6 @@
 package io.strata.node.config;
 
+import io.strata.query.data.QueryBudget;
 import io.strata.streaming.auth.SimplePattern;
 import io.strata.streaming.config.IniFile;
 import io.strata.streaming.server.Listener;
@@ -26,9 +27,11 @@ import java.util.Map;
  * @param access                     {@code allow ... from} patterns
  * @param idleTimeoutSeconds         {@code disconnect idle clients after seconds}
  * @param gzip                       {@code enable gzip compression}
+ * @param queryLimits                {@code query timeout ms} (default and ceiling of {@code timeout=}) and
+ *                                   {@code max points read per query}
  */
 public record WebSettings(List<Listener> listeners, ServerLimits limits, WebAccessRules access,
-                          int idleTimeoutSeconds, boolean gzip) {
+                          int idleTimeoutSeconds, boolean gzip, QueryBudget.Limits queryLimits) {
 
     public static final int DEFAULT_PORT = 19999;
     public static final int DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
@@ -78,7 +81,11 @@ public record WebSettings(List<Listener> listeners, ServerLimits limits, WebAcce
         m.put(WebPermission.REGISTRY, pattern(nd, "registry", "allow from", WebAccessRules.DEFAULT_REGISTRY,
                 resolvesNames, file));
         boolean gzip = nd.getBoolean("web", "enable gzip compression", true);
-        return new WebSettings(List.copyOf(listeners), limits, new WebAccessRules(connections, m), idle, gzip);
+        long queryTimeout = number(nd, "query timeout ms", QueryBudget.Limits.DEFAULT_TIMEOUT_MILLIS, 1, 86_400_000L);
+        long maxPoints = number(nd, "max points read per query", QueryBudget.Limits.DEFAULT_MAX_POINTS_READ, 1,
+                Long.MAX_VALUE);
+        return new WebSettings(List.copyOf(listeners), limits, new WebAccessRules(connections, m), idle, gzip,
+                new QueryBudget.Limits(queryTimeout, maxPoints));
     }
 
     private static SimplePattern pattern(IniFile nd, String section, String key, String def, boolean resolvesNames,

@@ -93,6 +93,7 @@ public final class StrataNode implements Closeable {
             io.strata.query.ApiContext ctx = io.strata.query.ApiContext.create(engine, guid, config.hostname(),
                     io.strata.query.ApiContext.defaultWebDirectory(), meters);
             api = ctx;
+            io.strata.query.http.ApiServices.of(ctx).queryLimits(config.web().queryLimits());
             io.netty.util.concurrent.EventExecutorGroup gzip = new io.netty.util.concurrent.DefaultEventExecutorGroup(
                     Math.min(2, Runtime.getRuntime().availableProcessors()), new io.netty.util.concurrent.DefaultThreadFactory(
                             "strata-http-gzip", true));

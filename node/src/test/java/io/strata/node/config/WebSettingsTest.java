@@ -70,7 +70,8 @@ class WebSettingsTest {
                 + "max handshakes in progress per client address = 5\nallow connections from = 10.* 127.*\n"
                 + "allow dashboard from = *\nallow streaming from = 10.*\nallow netdata.conf from = localhost\n"
                 + "allow management from = localhost\nallow badges from = *\nenable gzip compression = no\n"
-                + "allow connections by dns = heuristic\n[registry]\nallow from = *\n");
+                + "allow connections by dns = heuristic\nquery timeout ms = 2500\nmax points read per query = 1000\n"
+                + "[registry]\nallow from = *\n");
         WebSettings w = c.web();
         assertEquals(3, w.limits().firstRequestTimeoutSeconds());
         assertEquals(7, w.idleTimeoutSeconds());
@@ -79,6 +80,8 @@ class WebSettingsTest {
         assertEquals(11, w.limits().maxHandshakes());
         assertEquals(5, w.limits().maxHandshakesPerAddress());
         assertFalse(w.gzip());
+        assertEquals(2500, w.queryLimits().timeoutMillis());
+        assertEquals(1000, w.queryLimits().maxPointsRead());
         assertTrue(w.access().connectionAllowed(java.net.InetAddress.getByName("127.0.0.1")));
         assertFalse(w.access().connectionAllowed(java.net.InetAddress.getByName("192.168.1.1")));
         assertEquals(List.of(), c.warnings().stream().filter(s -> s.contains("netdata.conf")).toList());
