@@ -76,6 +76,13 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         StreamConfig stream = StreamConfig.from(st);
         warnings.addAll(stream.warnings());
+        String trust = io.strata.streaming.server.TlsContexts.checkTrustSettings(stream.sender().caFile(),
+                stream.sender().caPath());
+        if (trust != null) {
+            String where = st.peek("stream", trust.contains("CApath") ? "CApath" : "CAfile")
+                    .map(io.strata.streaming.config.IniFile.Entry::location).orElse(streamConf.toString());
+            throw new ConfigException(where + ": " + trust);
+        }
         for (IniFile.Entry e : nd.unusedEntries()) {
             warnings.add(e.file() + ":" + e.line() + ": [" + e.section() + "] " + e.name()
                     + " is not a key Strata knows; ignored");
