@@ -7,6 +7,8 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.strata.query.http.ApiRequestHandler;
 import io.strata.query.http.ApiServices;
+import io.strata.query.http.HttpDeadlines;
+import io.strata.query.http.HttpPolicy;
 import io.strata.query.metrics.HttpByteCounter;
 
 /**
@@ -33,10 +35,28 @@ public final class ApiHttpHandlers {
      * compression of answers for clients that accept it (as Netdata), and the API handler.
      */
     public static void install(ChannelPipeline p, ApiContext ctx) {
+        install(p, ctx, HttpPolicy.defaults());
+    }
+
+    /**
+     * As {@link #install(ChannelPipeline, ApiContext)}, with the connection's deadlines, what it may ask
+     * for, and where its answers are gzipped ({@link HttpPolicy}).
+     */
+    public static void install(ChannelPipeline p, ApiContext ctx, HttpPolicy policy) {
+        HttpDeadlines deadlines = new HttpDeadlines(policy.firstRequestTimeoutSeconds(), policy.idleTimeoutSeconds());
         p.addLast("strata-http-bytes", ApiServices.of(ctx).byteCounter());
+        p.addLast("strata-http-deadlines", deadlines);
         p.addLast("strata-http-codec", new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADER_BYTES, 8192));
         p.addLast("strata-http-aggregator", new HttpObjectAggregator(MAX_CONTENT_BYTES));
-        p.addLast("strata-http-gzip", new HttpContentCompressor(StandardCompressionOptions.gzip()));
-        p.addLast("strata-http-api", new ApiRequestHandler(ctx, ApiServices.of(ctx)));
+        if (policy.gzip()) {
+            HttpContentCompressor gzip = new HttpContentCompressor(StandardCompressionOptions.gzip());
+            if (policy.gzipExecutor() != null) {
+                // compressing a big answer takes milliseconds of CPU the streams on this event loop would wait for
+                p.addLast(policy.gzipExecutor(), "strata-http-gzip", gzip);
+            } else {
+                p.addLast("strata-http-gzip", gzip);
+            }
+        }
+        p.addLast("strata-http-api", new ApiRequestHandler(ctx, ApiServices.of(ctx), policy, deadlines));
     }
 }

@@ -37,11 +37,15 @@ final class TestServer implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     TestServer(ApiContext api) throws InterruptedException {
+        this(api, io.strata.query.http.HttpPolicy.defaults());
+    }
+
+    TestServer(ApiContext api, io.strata.query.http.HttpPolicy policy) throws InterruptedException {
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("sniffer", new FirstBytesSniffer(api));
+                        ch.pipeline().addLast("sniffer", new FirstBytesSniffer(api, policy));
                     }
                 })
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
@@ -50,9 +54,11 @@ final class TestServer implements AutoCloseable {
     /** Stands for the node's port unification: decides on the first 4 bytes, then gets out of the way. */
     static final class FirstBytesSniffer extends ByteToMessageDecoder {
         private final ApiContext api;
+        private final io.strata.query.http.HttpPolicy policy;
 
-        FirstBytesSniffer(ApiContext api) {
+        FirstBytesSniffer(ApiContext api, io.strata.query.http.HttpPolicy policy) {
             this.api = api;
+            this.policy = policy;
         }
 
         @Override
@@ -62,7 +68,7 @@ final class TestServer implements AutoCloseable {
             }
             String start = in.toString(in.readerIndex(), 4, StandardCharsets.US_ASCII);
             if (start.equals("GET ") || start.equals("HEAD") || start.equals("OPTI") || start.equals("POST")) {
-                ApiHttpHandlers.install(ctx.pipeline(), api);
+                ApiHttpHandlers.install(ctx.pipeline(), api, policy);
                 // removing a ByteToMessageDecoder passes the bytes it holds to the handlers after it
                 ctx.pipeline().remove(this);
             } else {

@@ -98,7 +98,7 @@ class NetdataChildToStrataParentIT {
         }
     }
 
-    private static Map<String, DimensionInfo> dimensionsById(MetadataStore meta, int chart) {
+    static Map<String, DimensionInfo> dimensionsById(MetadataStore meta, int chart) {
         Map<String, DimensionInfo> m = new HashMap<>();
         for (int metric : meta.metrics(chart)) {
             DimensionInfo d = meta.dimension(metric);
@@ -114,12 +114,25 @@ class NetdataChildToStrataParentIT {
                                       Map<String, Integer> strataCharts) throws Exception {
         long now = System.currentTimeMillis() / 1000;
         long before = now - 3;
-        long after = before - 10;
+        compareValues(child, engine, meta, charts, strataCharts, before - 10, before);
+    }
+
+    /**
+     * Every per-second chart over {@code (after, before]}: each value the child answers must be stored
+     * by the parent, equal; returns the number of points compared.
+     */
+    static long compareValues(RealNetdata child, StorageEngine engine, MetadataStore meta, JsonNode charts,
+                              Map<String, Integer> strataCharts, long after, long before) throws Exception {
         long compared = 0;
         List<String> mismatches = new ArrayList<>();
         for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
             String id = it.next();
-            int chart = strataCharts.get(id);
+            Integer chartOrNull = strataCharts.get(id);
+            if (chartOrNull == null) {
+                mismatches.add(id + ": chart unknown to the parent");
+                continue;
+            }
+            int chart = chartOrNull;
             ChartInfo ci = meta.chart(chart);
             if (ci.updateEvery() != 1) {
                 continue;
@@ -170,6 +183,7 @@ class NetdataChildToStrataParentIT {
             fail(mismatches.size() + " of " + compared + " points differ, e.g. "
                     + mismatches.subList(0, Math.min(40, mismatches.size())));
         }
+        return compared;
     }
 
     /** Equal within what a storage number and Netdata's JSON printing keep. */

@@ -19,7 +19,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                          Path cacheDir, Path libDir, List<InetSocketAddress> bindTo, int acceptStreamEverySeconds,
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
                          int syntheticCharts, int syntheticDimensions, boolean procPlugin, StreamConfig stream,
-                         Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, List<String> warnings) {
+                         Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, WebSettings web,
+                         List<String> warnings) {
 
     public static final int DEFAULT_PORT = 19999;
 
@@ -53,7 +54,6 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         DbEngineSettings dbEngine = DbEngineSettings.read(nd, netdataConf, tiers);
         Path cache = Path.of(nd.get("directories", "cache", dir.resolve("cache").toString()));
         Path lib = Path.of(nd.get("directories", "lib", dir.resolve("lib").toString()));
-        List<InetSocketAddress> bind = parseBindTo(nd.get("web", "bind to", "*:" + DEFAULT_PORT), netdataConf);
         int acceptEvery = (int) nonNegative(nd, "web", "accept a streaming request every seconds", 0);
         boolean replication = nd.getBoolean("db", "enable replication", true);
         long toReplicate = nonNegative(nd, "db", "seconds to replicate", 86_400);
@@ -69,8 +69,20 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
             throw new ConfigException(netdataConf + ": [web] ssl certificate and ssl key go together; only "
                     + (cert.isEmpty() ? "ssl key" : "ssl certificate") + " is set");
         }
+        WebSettings web = WebSettings.read(nd, netdataConf, !cert.isEmpty());
+        List<InetSocketAddress> bind = new ArrayList<>();
+        for (io.strata.streaming.server.Listener l : web.listeners()) {
+            bind.add(l.address());
+        }
         StreamConfig stream = StreamConfig.from(st);
         warnings.addAll(stream.warnings());
+        String trust = io.strata.streaming.server.TlsContexts.checkTrustSettings(stream.sender().caFile(),
+                stream.sender().caPath());
+        if (trust != null) {
+            String where = st.peek("stream", trust.contains("CApath") ? "CApath" : "CAfile")
+                    .map(io.strata.streaming.config.IniFile.Entry::location).orElse(streamConf.toString());
+            throw new ConfigException(where + ": " + trust);
+        }
         for (IniFile.Entry e : nd.unusedEntries()) {
             warnings.add(e.file() + ":" + e.line() + ": [" + e.section() + "] " + e.name()
                     + " is not a key Strata knows; ignored");
@@ -79,9 +91,9 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
             warnings.add(e.file() + ":" + e.line() + ": [" + e.section() + "] " + e.name()
                     + " is not a key Strata knows; ignored");
         }
-        return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, bind, acceptEvery, replication,
+        return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, List.copyOf(bind), acceptEvery, replication,
                 toReplicate, perStep, synthCharts, synthDims, proc, stream, cert.isEmpty() ? null : Path.of(cert),
-                key.isEmpty() ? null : Path.of(key), dbEngine, List.copyOf(warnings));
+                key.isEmpty() ? null : Path.of(key), dbEngine, web, List.copyOf(warnings));
     }
 
     public Path dbDir() {
@@ -130,54 +142,6 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
             return Long.parseLong(s.trim());
         } catch (NumberFormatException e) {
             throw new ConfigException("[" + section + "] " + key + " = " + s + " is not a number");
-        }
-    }
-
-    static List<InetSocketAddress> parseBindTo(String value, Path file) throws ConfigException {
-        List<InetSocketAddress> out = new ArrayList<>();
-        for (String part : value.trim().split("[\\s,]+")) {
-            if (part.isEmpty()) {
-                continue;
-            }
-            // Netdata appends "=mode" options (e.g. "127.0.0.1:19999=streaming"); they do not change a port's role here
-            int eq = part.indexOf('=');
-            if (eq >= 0) {
-                part = part.substring(0, eq);
-            }
-            String host = part;
-            int port = DEFAULT_PORT;
-            int colon = part.lastIndexOf(':');
-            if (part.startsWith("[")) {
-                int close = part.indexOf(']');
-                host = part.substring(1, close);
-                if (close + 1 < part.length() && part.charAt(close + 1) == ':') {
-                    port = port(part.substring(close + 2), value, file);
-                }
-            } else if (colon >= 0) {
-                host = part.substring(0, colon);
-                port = port(part.substring(colon + 1), value, file);
-            }
-            if (host.equals("*") || host.isEmpty()) {
-                out.add(new InetSocketAddress(port));
-            } else {
-                out.add(new InetSocketAddress(host, port));
-            }
-        }
-        if (out.isEmpty()) {
-            throw new ConfigException(file + ": [web] bind to is empty");
-        }
-        return out;
-    }
-
-    private static int port(String s, String value, Path file) throws ConfigException {
-        try {
-            int p = Integer.parseInt(s);
-            if (p < 0 || p > 65535) {
-                throw new NumberFormatException();
-            }
-            return p;
-        } catch (NumberFormatException e) {
-            throw new ConfigException(file + ": [web] bind to = " + value + ": '" + s + "' is not a port");
         }
     }
 

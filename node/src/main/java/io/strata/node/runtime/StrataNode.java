@@ -61,12 +61,13 @@ public final class StrataNode implements Closeable {
         StreamAuthorizer authorizer = new StreamAuthorizer(config.stream(), config.stream().sender().enableCompression(),
                 PARENT_CAPABILITIES, machineGuid.toString(), config.acceptStreamEverySeconds());
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
-                stats, ReceiverContext.wallClockMicros(), 600, null);
+                stats, ReceiverContext.wallClockMicros(), receiveTimeoutSeconds(config), null);
         // received hosts whose API-key or machine-GUID section enables the proxy go on to its destination
         this.forwarding = new io.strata.replication.forward.Forwarding(engine, config.stream().sender());
         // gap filling of every received stream: the replication module's planner, as stream.conf says
         rc = rc.withListener(forwarding).withReplication(ReplicationPlanner.FROM_SETTINGS);
-        this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()));
+        this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()),
+                config.web().limits(), config.web().access());
         this.meters = meters;
         this.nodeMeters = new NodeMeters(meters, stats, rc.registry(), engine);
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -89,20 +90,30 @@ public final class StrataNode implements Closeable {
         StorageEngine engine = StorageEngine.open(ec);
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         io.strata.query.ApiContext api = null;
+        io.netty.util.concurrent.EventExecutorGroup gzipGroup = null;
         if (http == null) {
             // the node's own query API on the same port (Netdata's dashboard from /usr/share/netdata/web)
             io.strata.query.ApiContext ctx = io.strata.query.ApiContext.create(engine, guid, config.hostname(),
                     io.strata.query.ApiContext.defaultWebDirectory(), meters);
             api = ctx;
-            http = p -> io.strata.query.ApiHttpHandlers.install(p, ctx);
+            io.strata.query.http.ApiServices.of(ctx).queryLimits(config.web().queryLimits());
+            io.netty.util.concurrent.EventExecutorGroup gzip = new io.netty.util.concurrent.DefaultEventExecutorGroup(
+                    Math.min(2, Runtime.getRuntime().availableProcessors()), new io.netty.util.concurrent.DefaultThreadFactory(
+                            "strata-http-gzip", true));
+            gzipGroup = gzip;
+            http = (p, conn) -> io.strata.query.ApiHttpHandlers.install(p, ctx, httpPolicy(config, conn, gzip));
         }
         StrataNode node = new StrataNode(config, engine, guid, http, tls, meters);
         if (api != null) {
             node.roles.add(api::close);
         }
+        if (gzipGroup != null) {
+            io.netty.util.concurrent.EventExecutorGroup g = gzipGroup;
+            node.roles.add(() -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS));
+        }
         try {
-            for (InetSocketAddress a : config.bindTo()) {
-                node.listening.add(node.server.bind(a));
+            for (io.strata.streaming.server.Listener l : config.web().listeners()) {
+                node.listening.add(node.server.bind(l));
             }
             node.housekeeping.scheduleWithFixedDelay(node::syncMetadata, 1, 1, TimeUnit.SECONDS);
             node.housekeeping.scheduleWithFixedDelay(node::logReplicationProgress, PROGRESS_SECONDS, PROGRESS_SECONDS,
@@ -115,6 +126,36 @@ public final class StrataNode implements Closeable {
             node.close();
             throw e;
         }
+    }
+
+    /**
+     * How long a received stream may send nothing before it is closed: {@code [stream] timeout seconds}
+     * (Netdata 1.37.1's parent uses a fixed 600 s, the same default).
+     */
+    static int receiveTimeoutSeconds(NodeConfig config) {
+        long t = config.stream().sender().timeoutSeconds();
+        return (int) Math.max(1, Math.min(86_400, t));
+    }
+
+    /** The port's decision on an HTTP connection as the query API takes it. */
+    static io.strata.query.http.HttpPolicy httpPolicy(NodeConfig config,
+            HttpPipelineInstaller.HttpConnection conn, io.netty.util.concurrent.EventExecutorGroup gzip) {
+        java.util.EnumSet<io.strata.query.http.HttpAccess> access =
+                java.util.EnumSet.noneOf(io.strata.query.http.HttpAccess.class);
+        for (io.strata.streaming.server.WebPermission p : conn.permissions()) {
+            switch (p) {
+                case DASHBOARD -> access.add(io.strata.query.http.HttpAccess.DASHBOARD);
+                case REGISTRY -> access.add(io.strata.query.http.HttpAccess.REGISTRY);
+                case BADGES -> access.add(io.strata.query.http.HttpAccess.BADGES);
+                case MANAGEMENT -> access.add(io.strata.query.http.HttpAccess.MANAGEMENT);
+                case NETDATA_CONF -> access.add(io.strata.query.http.HttpAccess.NETDATA_CONF);
+                case STREAMING -> {
+                    // not an HTTP permission
+                }
+            }
+        }
+        return new io.strata.query.http.HttpPolicy(conn.firstRequestTimeoutSeconds(),
+                config.web().idleTimeoutSeconds(), access, conn.redirectToTls(), config.web().gzip(), gzip);
     }
 
     private static final int PROGRESS_SECONDS = 10;

@@ -7,6 +7,7 @@ import io.strata.query.data.DataOptions;
 import io.strata.query.data.DataQuery;
 import io.strata.query.data.DataRequest;
 import io.strata.query.data.DataResult;
+import io.strata.query.data.QueryBudget;
 import io.strata.query.http.ApiRequest;
 import io.strata.query.http.ApiResponse;
 import io.strata.query.http.ContentTypes;
@@ -21,8 +22,11 @@ public final class DataApi {
     }
 
     public static ApiResponse data(ApiRequest req) throws IOException {
+        long start = System.nanoTime();
         DataRequest request = DataRequest.parse(req.query());
-        DataResult result = DataQuery.execute(req.context().engine(), req.host(), request, req.context().nowSeconds());
+        QueryBudget budget = QueryBudget.start(req.services().queryLimits(), request.timeoutMillis(), start);
+        DataResult result = DataQuery.execute(req.context().engine(), req.host(), request, req.context().nowSeconds(),
+                budget);
         Out out = new Out(16 * 1024);
         DataFormatter.write(result, out, req.context().clock().getZone());
         ByteBuf buf = out.toByteBuf();

@@ -18,7 +18,8 @@ import java.util.Map;
 /**
  * The dashboard's static files from the web directory, so that Netdata's dashboard loads from the
  * same origin as the API: {@code /} is {@code index.html}, a directory its {@code index.html}.
- * A path never leaves the directory: {@code ..} segments, NUL and backslashes are refused before
+ * A path never leaves the directory and never names a dotfile: segments starting with {@code .}
+ * (so {@code ..} too), NUL and backslashes are refused before
  * the path is resolved, and the resolved path must still lie under the directory.
  */
 public final class StaticFiles {
@@ -101,7 +102,8 @@ public final class StaticFiles {
             p = "index.html";
         }
         for (String segment : p.split("/")) {
-            if (segment.equals("..") || segment.equals(".")) {
+            // dotfiles and dot-directories (.htpasswd, .git, .well-known) are never part of the dashboard
+            if (segment.startsWith(".")) {
                 return null;
             }
         }

@@ -42,6 +42,15 @@ public final class DataQuery {
      */
     public static DataResult execute(StorageEngine engine, HostView host, DataRequest req, long wallClockSeconds)
             throws IOException {
+        return execute(engine, host, req, wallClockSeconds, QueryBudget.UNLIMITED);
+    }
+
+    /**
+     * As {@link #execute(StorageEngine, HostView, DataRequest, long)}, every point read counted against
+     * {@code budget} (its deadline and point cap stop the engine read with their {@link ApiError}).
+     */
+    public static DataResult execute(StorageEngine engine, HostView host, DataRequest req, long wallClockSeconds,
+                                     QueryBudget budget) throws IOException {
         if (!req.hasTarget()) {
             throw ApiError.badRequest("No chart or context is given.");
         }
@@ -146,7 +155,7 @@ public final class DataQuery {
             result.hidden[i] = col.hidden;
             filler.start(i);
             readColumn(engine, registry, cfg, req.group, col.metric, c.info().updateEvery(), window,
-                    forcedTier, filler, result.pointsPerTier);
+                    forcedTier, filler, result.pointsPerTier, budget);
             filler.finish();
             result.latest[i] = col.hidden ? Double.NaN : latestValue(engine, registry, col.metric);
         }
@@ -198,7 +207,10 @@ public final class DataQuery {
      */
     private static void readColumn(StorageEngine engine, MetricRegistry registry, EngineConfig cfg,
                                    GroupingMethod method, int metric, int chartUpdateEvery, QueryWindow w,
-                                   int selectedTier, ColumnFiller filler, long[] pointsPerTier) throws IOException {
+                                   int selectedTier, ColumnFiller filler, long[] pointsPerTier, QueryBudget budget)
+            throws IOException {
+        budget.checkDeadline();
+        StorageEngine.Tier0Consumer values = budget.counting((StorageEngine.Tier0Consumer) filler);
         long vue = w.viewUpdateEvery();
         long before = w.before();
         long afterExclusive = before - w.points() * vue;
@@ -208,14 +220,14 @@ public final class DataQuery {
         long from = Math.max(0, afterExclusive);
         long t0first = registry.firstTime(metric, 0);
         if (selectedTier == 0 && t0first != MetricRegistry.NO_TIME) {
-            pointsPerTier[0] += engine.queryTier0(metric, from + 1, before, filler);
+            pointsPerTier[0] += engine.queryTier0(metric, from + 1, before, values);
             return;
         }
         if (method.needsValues() && selectedTier < 0) {
             if (t0first != MetricRegistry.NO_TIME
                     && (t0first <= from + 1 || t0first <= Retention.first(registry, metric))) {
                 // tier 0 holds all there is of the window: read the stored values themselves
-                pointsPerTier[0] += engine.queryTier0(metric, from + 1, before, filler);
+                pointsPerTier[0] += engine.queryTier0(metric, from + 1, before, values);
                 return;
             }
         }
@@ -236,10 +248,11 @@ public final class DataQuery {
         }
         long points = Math.max(1, (before - from) / step);
         QueryResult r = engine.query(metric, chartUpdateEvery, from, before, (int) Math.min(Integer.MAX_VALUE, points),
-                filler);
+                budget.watching(filler));
         long[] read = r.pointsRead();
         for (int t = 0; t < read.length && t < pointsPerTier.length; t++) {
             pointsPerTier[t] += read[t];
+            budget.read(read[t]);
         }
     }
 

@@ -167,6 +167,11 @@ public final class DataRequest {
         return options;
     }
 
+    /** {@code timeout=}, milliseconds; 0 or less when not given. */
+    public long timeoutMillis() {
+        return timeoutMs;
+    }
+
     public String filename() {
         return filename;
     }

@@ -2,6 +2,7 @@ package io.strata.query.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -41,48 +42,94 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     static final String SERVER = "Strata (Netdata Embedded HTTP Server v1.37.1 compatible)";
     static final String ALLOW_HEADERS =
             "accept, x-requested-with, origin, content-type, cookie, pragma, cache-control, x-auth-token";
+    /** Netdata's text for a request its web-server ACL refuses. */
+    static final String FORBIDDEN_TEXT = "You are not allowed to access this resource.";
     /** Requests read ahead of their answer before the connection stops reading. */
     private static final int MAX_QUEUED = 16;
 
     private final ApiContext context;
     private final ApiServices services;
+    private final HttpPolicy policy;
+    private final HttpDeadlines deadlines;
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     private boolean busy;
+    /** An answer left the channel unwritable: the next one waits until the client has read. */
+    private boolean waitingForWritability;
 
     private record Pending(HttpMethod method, String uri, String origin, boolean keepAlive, HttpVersion version,
                            String host, boolean decodeFailed) {
     }
 
     public ApiRequestHandler(ApiContext context, ApiServices services) {
+        this(context, services, HttpPolicy.defaults(), null);
+    }
+
+    public ApiRequestHandler(ApiContext context, ApiServices services, HttpPolicy policy, HttpDeadlines deadlines) {
         this.context = context;
         this.services = services;
+        this.policy = policy;
+        this.deadlines = deadlines;
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
         HttpHeaders h = req.headers();
+        if (deadlines != null) {
+            deadlines.requestReceived();
+        }
         queue.add(new Pending(req.method(), req.uri(), h.get(HttpHeaderNames.ORIGIN), HttpUtil.isKeepAlive(req),
                 req.protocolVersion(), h.get(HttpHeaderNames.HOST), req.decoderResult().isFailure()));
-        if (queue.size() >= MAX_QUEUED) {
-            ctx.channel().config().setAutoRead(false);
-        }
+        updateReading(ctx);
         if (!busy) {
             next(ctx);
         }
     }
 
+    /**
+     * Reads while fewer than {@link #MAX_QUEUED} requests wait and the client takes its answers
+     * (the channel is writable): a client that pipelines and never reads stops being read.
+     */
+    private void updateReading(ChannelHandlerContext ctx) {
+        boolean read = queue.size() < MAX_QUEUED && ctx.channel().isWritable();
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable() && waitingForWritability) {
+            waitingForWritability = false;
+            next(ctx);
+        } else {
+            updateReading(ctx);
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
     private void next(ChannelHandlerContext ctx) {
         Pending p = queue.poll();
+        updateReading(ctx);
         if (p == null) {
             busy = false;
-            if (!ctx.channel().config().isAutoRead()) {
-                ctx.channel().config().setAutoRead(true);
-            }
             return;
         }
         busy = true;
         if (p.decodeFailed) {
             write(ctx, p, text(HttpResponseStatus.BAD_REQUEST, ContentTypes.TEXT_PLAIN, "Bad request."), true);
+            return;
+        }
+        if (policy.redirectToTls()) {
+            String host = p.host != null ? p.host : clientOf(ctx.channel().localAddress());
+            ApiResponse r = new ApiResponse(HttpResponseStatus.MOVED_PERMANENTLY, ContentTypes.TEXT_PLAIN,
+                    Unpooled.copiedBuffer("Permanent redirect", StandardCharsets.US_ASCII),
+                    ApiResponse.Caching.NO_CACHE, null).withHeader("Location", "https://" + host + p.uri);
+            write(ctx, p, r, false);
+            return;
+        }
+        HttpAccess needed = HttpAccess.requiredFor(ApiRouter.routedPath(pathOf(p.uri)));
+        if (!policy.access().contains(needed)) {
+            write(ctx, p, text(HttpResponseStatus.FORBIDDEN, ContentTypes.TEXT_PLAIN, FORBIDDEN_TEXT), false);
             return;
         }
         if (HttpMethod.OPTIONS.equals(p.method)) {
@@ -112,22 +159,29 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         }
     }
 
+    /** The path of a request target (origin or absolute form), still percent-encoded. */
+    static String pathOf(String uri) {
+        int q = uri.indexOf('?');
+        String path = q < 0 ? uri : uri.substring(0, q);
+        int hash = path.indexOf('#');
+        if (hash >= 0) {
+            path = path.substring(0, hash);
+        }
+        if (!path.startsWith("/")) {
+            // absolute-form request target: keep the path only
+            int scheme = path.indexOf("://");
+            int slash = scheme < 0 ? -1 : path.indexOf('/', scheme + 3);
+            path = slash < 0 ? "/" : path.substring(slash);
+        }
+        return path;
+    }
+
     private ApiResponse answer(ChannelHandlerContext ctx, Pending p, String client) {
         try {
             String uri = p.uri;
             int q = uri.indexOf('?');
-            String path = q < 0 ? uri : uri.substring(0, q);
+            String path = pathOf(uri);
             String query = q < 0 ? null : uri.substring(q + 1);
-            int hash = path.indexOf('#');
-            if (hash >= 0) {
-                path = path.substring(0, hash);
-            }
-            if (!path.startsWith("/")) {
-                // absolute-form request target: keep the path only
-                int scheme = path.indexOf("://");
-                int slash = scheme < 0 ? -1 : path.indexOf('/', scheme + 3);
-                path = slash < 0 ? "/" : path.substring(slash);
-            }
             String self = p.host == null ? null : "http://" + p.host;
             return ApiRouter.route(context, services, path, query, ctx.alloc(), client, self);
         } catch (ApiError e) {
@@ -148,6 +202,9 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     private void write(ChannelHandlerContext ctx, Pending p, ApiResponse r, boolean forceClose) {
         if (!ctx.channel().isActive()) {
             r.body().release();
+            if (deadlines != null) {
+                deadlines.answerWritten();
+            }
             return;
         }
         context.meters().answered(r.status().code());
@@ -155,12 +212,25 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         boolean close = forceClose || !p.keepAlive;
         if (close) {
             HttpUtil.setKeepAlive(resp, false);
-            ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+            ChannelFuture written = ctx.writeAndFlush(resp);
+            if (deadlines != null) {
+                written.addListener(f -> deadlines.answerWritten());
+            }
+            written.addListener(ChannelFutureListener.CLOSE);
             queue.clear();
             busy = false;
             return;
         }
-        ctx.writeAndFlush(resp);
+        ChannelFuture written = ctx.writeAndFlush(resp);
+        if (deadlines != null) {
+            written.addListener(f -> deadlines.answerWritten());
+        }
+        if (!ctx.channel().isWritable()) {
+            // the client has not read what is queued for it: the next answer waits (and reading stops)
+            waitingForWritability = true;
+            updateReading(ctx);
+            return;
+        }
         next(ctx);
     }
 
@@ -175,6 +245,8 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         FullHttpResponse resp = new DefaultFullHttpResponse(version, r.status(), body);
         HttpHeaders h = resp.headers();
         h.set(HttpHeaderNames.SERVER, SERVER);
+        // a browser must not guess another type than the one stated (a JSON answer run as HTML)
+        h.set("X-Content-Type-Options", "nosniff");
         h.set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_ORIGIN, p.origin != null && !p.origin.isEmpty() ? p.origin : "*");
         h.set(HttpHeaderNames.ACCESS_CONTROL_ALLOW_CREDENTIALS, "true");
         h.set(HttpHeaderNames.CONTENT_TYPE, r.contentType());

@@ -64,6 +64,19 @@ public final class ApiRouter {
         return StaticFiles.serve(new ApiRequest(ctx, services, catalog, host, path, query, alloc, client, selfUrl));
     }
 
+    /**
+     * The path as {@link #route} dispatches it: decoded, runs of slashes collapsed, and without its
+     * {@code /host/<host>} prefix (what {@link HttpAccess#requiredFor} looks at).
+     */
+    public static String routedPath(String rawPath) {
+        String path = collapseSlashes(decodePath(rawPath));
+        if (path.startsWith("/host/")) {
+            int end = path.indexOf('/', 6);
+            path = end < 0 ? "/" : path.substring(end);
+        }
+        return path;
+    }
+
     private static ApiResponse command(ApiRequest req, String command) throws IOException {
         return switch (command) {
             case "data" -> timedData(req);

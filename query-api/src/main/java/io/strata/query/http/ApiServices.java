@@ -23,6 +23,8 @@ public final class ApiServices {
     private final CatalogCache catalog;
     private final Map<String, Long> lastScrape = new ConcurrentHashMap<>();
     private final HttpByteCounter byteCounter;
+    private volatile io.strata.query.data.QueryBudget.Limits queryLimits =
+            io.strata.query.data.QueryBudget.Limits.DEFAULTS;
 
     private ApiServices(ApiContext ctx) {
         // nothing here may refer to ctx itself, or the weak key would never be released
@@ -41,6 +43,15 @@ public final class ApiServices {
     /** The byte counter every HTTP connection of the context shares. */
     public HttpByteCounter byteCounter() {
         return byteCounter;
+    }
+
+    /** The bounds of one query's work ({@code [web] query timeout ms}, {@code max points read per query}). */
+    public io.strata.query.data.QueryBudget.Limits queryLimits() {
+        return queryLimits;
+    }
+
+    public void queryLimits(io.strata.query.data.QueryBudget.Limits limits) {
+        this.queryLimits = java.util.Objects.requireNonNull(limits, "limits");
     }
 
     /** Records that {@code server} scrapes at {@code now}; returns its previous scrape time, or 0. */

@@ -3,6 +3,7 @@ package io.strata.streaming.auth;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.HandshakeReplies;
 import io.strata.streaming.handshake.StreamRequest;
+import io.strata.streaming.server.LogText;
 
 import java.util.Objects;
 import java.util.Optional;
@@ -80,15 +81,15 @@ public final class StreamAuthorizer {
         }
     }
 
-    private static final long NEVER = Long.MIN_VALUE;
-
     private final StreamConfig conf;
     private final boolean globalCompression;
     private final long parentCapabilities;
     private final String localMachineGuid;
     private final int acceptEverySeconds;
-    private final Object rateLock = new Object();
-    private long lastAcceptedSecond = NEVER;
+    /** Per client address, the second of its last accepted stream (within the rate-limit window only). */
+    private final java.util.HashMap<String, Long> lastAcceptedSecondByAddress = new java.util.HashMap<>();
+    /** Bound on the addresses remembered; past it, stale ones are dropped and, if none is stale, new ones wait. */
+    static final int MAX_RATE_LIMITED_ADDRESSES = 65_536;
 
     /**
      * @param conf               the parent's stream.conf
@@ -96,14 +97,16 @@ public final class StreamAuthorizer {
      *                           {@code conf.sender().enableCompression()})
      * @param parentCapabilities what this parent implements, normally {@link Capabilities#NETDATA_1_37_1}
      * @param localMachineGuid   the parent's own machine GUID
-     * @param acceptEverySeconds {@code [web] accept a streaming request every seconds}; 0 = unlimited
+     * @param acceptEverySeconds {@code [web] accept a streaming request every seconds}, per client address
+     *                           (Netdata: one slot for everyone, so one busy client locks all others out);
+     *                           0 = unlimited
      */
     public StreamAuthorizer(StreamConfig conf, boolean globalCompression, long parentCapabilities,
             String localMachineGuid, int acceptEverySeconds) {
         this.conf = Objects.requireNonNull(conf, "conf");
         this.globalCompression = globalCompression;
         this.parentCapabilities = parentCapabilities;
-        this.localMachineGuid = Objects.requireNonNull(localMachineGuid, "localMachineGuid");
+        this.localMachineGuid = Uuids.canonical(Objects.requireNonNull(localMachineGuid, "localMachineGuid"));
         if (acceptEverySeconds < 0) {
             throw new IllegalArgumentException("acceptEverySeconds must be >= 0, got " + acceptEverySeconds);
         }
@@ -120,10 +123,12 @@ public final class StreamAuthorizer {
     public Decision decide(StreamRequest req, String remoteIp, long nowMillis, LiveReceivers live) {
         Objects.requireNonNull(req, "req");
         Objects.requireNonNull(live, "live");
-        String who = "STREAM '" + req.hostname() + "' from [" + remoteIp + "] machine_guid '" + req.machineGuid()
-                + "' api key '" + req.key() + "'";
-        String key = req.key();
-        String guid = req.machineGuid();
+        String who = "STREAM '" + LogText.escape(req.hostname()) + "' from [" + LogText.escape(remoteIp)
+                + "] machine_guid '" + LogText.escape(req.machineGuid()) + "' api key '" + LogText.maskKey(req.key())
+                + "'";
+        // one canonical form before any lookup or comparison (sections, own GUID, live receivers)
+        String key = Uuids.canonical(req.key());
+        String guid = Uuids.canonical(req.machineGuid());
 
         if (key.isEmpty()) {
             return notPermitted(who, "the request has no API key (key=)");
@@ -143,19 +148,19 @@ public final class StreamAuthorizer {
 
         StreamConfig.KeySection keySection = conf.apiKey(key).orElse(null);
         if (keySection != null && !keySection.type().equals("api")) {
-            return notPermitted(who, "section [" + key + "] (" + keySection.location() + ") has type = '"
+            return notPermitted(who, "section [" + LogText.maskKey(key) + "] (" + keySection.location() + ") has type = '"
                     + keySection.type() + "', not 'api', so it cannot be used as an API key");
         }
         if (keySection == null) {
             return notPermitted(who, "the API key has no section in " + conf.ini().fileName()
-                    + " (a key needs [" + key + "] with enabled = yes)");
+                    + " (a key needs its section with enabled = yes)");
         }
         if (!keySection.enabled()) {
-            return notPermitted(who, "API key section [" + key + "] (" + keySection.location()
+            return notPermitted(who, "API key section [" + LogText.maskKey(key) + "] (" + keySection.location()
                     + ") is not enabled (it needs enabled = yes)");
         }
         if (!allowed(keySection.allowFromPattern(), remoteIp)) {
-            return notPermitted(who, "API key [" + key + "] is not allowed from " + remoteIp
+            return notPermitted(who, "API key [" + LogText.maskKey(key) + "] is not allowed from " + remoteIp
                     + " (allow from = '" + keySection.allowFrom() + "' in the section at " + keySection.location()
                     + ")");
         }
@@ -182,14 +187,22 @@ public final class StreamAuthorizer {
 
         long nowSecond = Math.floorDiv(nowMillis, 1000L);
         if (acceptEverySeconds > 0) {
-            synchronized (rateLock) {
-                if (lastAcceptedSecond != NEVER && nowSecond - lastAcceptedSecond < acceptEverySeconds) {
-                    long wait = acceptEverySeconds - (nowSecond - lastAcceptedSecond);
+            synchronized (lastAcceptedSecondByAddress) {
+                Long last = lastAcceptedSecondByAddress.get(remoteIp);
+                if (last != null && nowSecond - last < acceptEverySeconds) {
+                    long wait = acceptEverySeconds - (nowSecond - last);
                     return refused(HandshakeReplies.Kind.BUSY, who, "rate limit: one new stream every "
-                            + acceptEverySeconds + " s ([web] accept a streaming request every seconds); next in "
-                            + wait + " s");
+                            + acceptEverySeconds + " s from an address ([web] accept a streaming request every"
+                            + " seconds); next in " + wait + " s");
                 }
-                lastAcceptedSecond = nowSecond;
+                if (last == null && lastAcceptedSecondByAddress.size() >= MAX_RATE_LIMITED_ADDRESSES) {
+                    lastAcceptedSecondByAddress.values().removeIf(s -> nowSecond - s >= acceptEverySeconds);
+                    if (lastAcceptedSecondByAddress.size() >= MAX_RATE_LIMITED_ADDRESSES) {
+                        return refused(HandshakeReplies.Kind.BUSY, who, "rate limit: " + MAX_RATE_LIMITED_ADDRESSES
+                                + " addresses got a stream in the last " + acceptEverySeconds + " s");
+                    }
+                }
+                lastAcceptedSecondByAddress.put(remoteIp, nowSecond);
             }
         }
 

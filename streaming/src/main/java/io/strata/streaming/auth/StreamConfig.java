@@ -117,8 +117,15 @@ public final class StreamConfig {
                 problems.add(typeEntry.get().location() + ": [" + section + "] type = '" + type
                         + "' is neither 'api' nor 'machine'; Netdata refuses it in both roles");
             }
-            keySections.put(section, readKey(new Reader(ini, section, keyRole), where, problems));
-            machineSections.put(section, readMachine(new Reader(ini, section, machineRole), where, problems));
+            String canonical = Uuids.canonical(section);
+            KeySection earlier = keySections.get(canonical);
+            if (earlier != null) {
+                problems.add(where + ": section [" + section + "] is the UUID of section [" + earlier.apiKey() + "] ("
+                        + earlier.location() + ") in another case; UUIDs are compared in lower case, so this"
+                        + " later section is the one used");
+            }
+            keySections.put(canonical, readKey(new Reader(ini, section, keyRole), where, problems));
+            machineSections.put(canonical, readMachine(new Reader(ini, section, machineRole), where, problems));
         }
         for (IniFile.Entry lost : ini.overriddenEntries()) {
             problems.add(lost.location() + ": [" + lost.section() + "] " + lost.name()
@@ -149,14 +156,14 @@ public final class StreamConfig {
         return sender;
     }
 
-    /** The section named exactly {@code apiKey}, read as an API key (any UUID-named section). */
+    /** The section named {@code apiKey} in any case, read as an API key (any UUID-named section). */
     public Optional<KeySection> apiKey(String apiKey) {
-        return Optional.ofNullable(apiKey == null ? null : keys.get(apiKey));
+        return Optional.ofNullable(apiKey == null ? null : keys.get(Uuids.canonical(apiKey)));
     }
 
-    /** The section named exactly {@code machineGuid}, read as a machine GUID (any UUID-named section). */
+    /** The section named {@code machineGuid} in any case, read as a machine GUID (any UUID-named section). */
     public Optional<MachineSection> machine(String machineGuid) {
-        return Optional.ofNullable(machineGuid == null ? null : machines.get(machineGuid));
+        return Optional.ofNullable(machineGuid == null ? null : machines.get(Uuids.canonical(machineGuid)));
     }
 
     /** Whether any API-key section lets children in: the node then acts as a parent. */

@@ -3,12 +3,23 @@ package io.strata.streaming.auth;
 /**
  * The UUID test Netdata applies to API keys and machine GUIDs ({@code regenerate_guid()}, i.e.
  * libuuid's {@code uuid_parse()}): exactly 36 characters, {@code -} at positions 8, 13, 18 and 23,
- * hexadecimal digits (either case) everywhere else. No other normalisation: Netdata keeps the text
- * as received, so stream.conf sections and GUID comparisons are by exact string.
+ * hexadecimal digits (either case) everywhere else.
+ *
+ * <p>Netdata keeps the text as received and compares by exact string, so {@code [MACHINE_GUID]}
+ * sections, the own-GUID refusal and the duplicate-stream refusal could be passed by writing the
+ * same UUID in upper case. Strata compares in one canonical form, {@link #canonical}: lower case.
  */
 public final class Uuids {
 
     private Uuids() {
+    }
+
+    /** The canonical spelling of a UUID text: lower case (other text is returned as it is). */
+    public static String canonical(String text) {
+        if (text == null || !isUuid(text)) {
+            return text;
+        }
+        return text.toLowerCase(java.util.Locale.ROOT);
     }
 
     public static boolean isUuid(String text) {

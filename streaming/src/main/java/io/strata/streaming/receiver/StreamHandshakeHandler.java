@@ -13,6 +13,7 @@ import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.handshake.StreamRequestException;
+import io.strata.streaming.server.LogText;
 import io.strata.streaming.wire.Lz4StreamFrameDecoder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,7 +99,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         try {
             req = StreamRequest.parse(request, request.length);
         } catch (StreamRequestException e) {
-            LOG.warn("{}: unreadable STREAM request: {}", remote, e.getMessage());
+            LOG.warn("{}: unreadable STREAM request: {}", remote, LogText.escape(e.getMessage()));
             refuse(ctx, io.strata.streaming.handshake.HandshakeReplies.NOT_PERMITTED.getBytes(
                     java.nio.charset.StandardCharsets.US_ASCII), rest, more);
             return;
@@ -106,14 +107,14 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         StreamAuthorizer.Decision d = rc.authorizer().decide(req, remote, System.currentTimeMillis(), rc.registry());
         if (!d.accepted()) {
             rc.stats().connectionsRefused.increment();
-            LOG.info("{}: refused stream of host '{}' ({}): {}", remote, req.hostname(), req.machineGuid(),
-                    d.logMessage());
+            LOG.info("{}: refused stream of host '{}' ({}): {}", remote, LogText.escape(req.hostname()),
+                    LogText.escape(req.machineGuid()), d.logMessage());
             refuse(ctx, d.reply(), rest, more);
             return;
         }
         UUID guid = UUID.fromString(req.machineGuid());
         long caps = d.negotiatedCaps();
-        String who = remote + " host '" + req.hostname() + "'";
+        String who = remote + " host '" + LogText.escape(req.hostname()) + "'";
         HostInfo host = new HostInfo(guid, req.hostname(), req.os(), req.timezone(),
                 req.updateEvery() > 0 ? req.updateEvery() : 1, null);
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
@@ -147,6 +148,10 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         parser.observe(observer);
         rc.stats().connectionsAccepted.increment();
+        io.strata.streaming.server.ConnectionGuard guard = io.strata.streaming.server.ConnectionGuard.of(ctx.channel());
+        if (guard != null) {
+            guard.handshakeDone();
+        }
         LOG.info("{} ({}): stream accepted, capabilities {}", who, req.machineGuid(), Capabilities.names(caps));
         ChannelPipeline p = ctx.pipeline();
         // the reply must reach the child in one piece and before anything else

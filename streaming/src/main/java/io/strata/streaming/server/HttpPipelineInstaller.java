@@ -8,6 +8,29 @@ import io.netty.channel.ChannelPipeline;
  */
 @FunctionalInterface
 public interface HttpPipelineInstaller {
+
+    /**
+     * What the port decided about an HTTP connection before its first request.
+     *
+     * @param permissions                what the client may do ({@code bind to} modes and {@code allow ... from})
+     * @param tls                        whether the connection is TLS
+     * @param redirectToTls              plain text on a {@code ^SSL=force} listener: answer with a redirect
+     * @param firstRequestTimeoutSeconds {@code [web] timeout for first request}: the first request must be
+     *                                   whole within it
+     */
+    record HttpConnection(java.util.Set<WebPermission> permissions, boolean tls, boolean redirectToTls,
+                          int firstRequestTimeoutSeconds) {
+        public HttpConnection {
+            permissions = java.util.Set.copyOf(permissions);
+        }
+
+        /** Everything allowed, plain text, the default deadline. */
+        public static HttpConnection unrestricted() {
+            return new HttpConnection(WebPermission.all(), false, false,
+                    ServerLimits.DEFAULT_FIRST_REQUEST_TIMEOUT_SECONDS);
+        }
+    }
+
     /** Adds the HTTP handlers at the end of {@code pipeline}. */
-    void install(ChannelPipeline pipeline);
+    void install(ChannelPipeline pipeline, HttpConnection connection);
 }

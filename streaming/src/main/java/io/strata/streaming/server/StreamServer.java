@@ -26,6 +26,11 @@ import java.util.concurrent.TimeUnit;
 public final class StreamServer implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamServer.class);
+    /** Bytes of output queued per connection at which it turns unwritable (high) and writable again (low). */
+    public static final int WRITE_HIGH_WATER_MARK = 128 * 1024;
+    public static final int WRITE_LOW_WATER_MARK = 32 * 1024;
+    private static final io.netty.channel.WriteBufferWaterMark WRITE_WATER_MARK =
+            new io.netty.channel.WriteBufferWaterMark(WRITE_LOW_WATER_MARK, WRITE_HIGH_WATER_MARK);
 
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -33,26 +38,51 @@ public final class StreamServer implements Closeable {
     private final ReceiverContext receivers;
     private final SslContext ssl;
     private final HttpPipelineInstaller http;
+    private final ConnectionGate gate;
+    private final WebAccessRules rules;
+    private final PerAddressLogLimiter logLimiter = new PerAddressLogLimiter(TimeUnit.SECONDS.toNanos(10));
 
+    /** A port with the default limits that lets every client do everything (loopback tests, benchmarks). */
     public StreamServer(ReceiverContext receivers, SslContext ssl, HttpPipelineInstaller http, int workerThreads) {
+        this(receivers, ssl, http, workerThreads, ServerLimits.defaults(), WebAccessRules.allowAll());
+    }
+
+    public StreamServer(ReceiverContext receivers, SslContext ssl, HttpPipelineInstaller http, int workerThreads,
+                        ServerLimits limits, WebAccessRules rules) {
         this.receivers = receivers;
         this.ssl = ssl;
         this.http = http;
+        this.gate = new ConnectionGate(limits);
+        this.rules = rules;
         this.boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(workerThreads, NioIoHandler.newFactory());
     }
 
-    /** Listens on {@code address}; returns the bound address (port 0 picks a free one). */
+    /** Listens on {@code address} with every mode; returns the bound address (port 0 picks a free one). */
     public InetSocketAddress bind(InetSocketAddress address) throws IOException {
+        return bind(Listener.of(address));
+    }
+
+    /** Listens as {@code listener} says; returns the bound address (port 0 picks a free one). */
+    public InetSocketAddress bind(Listener listener) throws IOException {
+        InetSocketAddress address = listener.address();
+        if (listener.tls() == TlsMode.FORCE && ssl == null) {
+            throw new IOException("cannot listen on " + address.getHostString() + ":" + address.getPort()
+                    + " with ^SSL=force: no [web] ssl certificate and ssl key are configured");
+        }
         ServerBootstrap b = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // output queued for a client above the high mark makes the channel unwritable: the HTTP
+                // side then stops reading that client until it drains below the low mark
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WRITE_WATER_MARK)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast("guard", new ConnectionGuard(gate, listener, rules, logLimiter));
                         ch.pipeline().addLast("sniff", new PortUnificationHandler(ssl, receivers, http));
                     }
                 });
@@ -69,6 +99,11 @@ public final class StreamServer implements Closeable {
             }
             throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The counts of open connections and handshakes. */
+    public ConnectionGate gate() {
+        return gate;
     }
 
     public ReceiverContext receivers() {

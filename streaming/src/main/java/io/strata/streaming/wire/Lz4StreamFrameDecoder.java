@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * Inbound half of Netdata's stream compression (child to parent, after the handshake): turns
  * {@code FA <0x80|len&0x7F> <0x80|(len>>7)&0x7F> 0A} + {@code len} bytes of raw LZ4 block into the
- * decoded bytes of that block, one {@link ByteBuf} (from {@code ctx.alloc()}) per block. Blocks are
+ * decoded bytes of that block, one {@link ByteBuf} (from {@code ctx.alloc()}) per block, each handed on
+ * before the next is decoded. Blocks are
  * decoded with {@link NetdataLz4BlockDecoder}, which keeps the dictionary that Netdata's streaming
  * compressor relies on.
  *
@@ -78,6 +79,9 @@ public final class Lz4StreamFrameDecoder extends ByteToMessageDecoder {
             ByteBuf block = ctx.alloc().buffer(decoded, decoded);
             block.writeBytes(blockDecoder.buffer(), blockDecoder.offset(), decoded);
             out.add(block);
+            // one block per call: ByteToMessageDecoder hands it on before calling again, so a read of
+            // many blocks (up to 255 times larger decoded) is never held decoded all at once
+            return;
         }
     }
 

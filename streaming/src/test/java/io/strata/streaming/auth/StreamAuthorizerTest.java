@@ -26,6 +26,8 @@ class StreamAuthorizerTest {
     static final String KEY = "11111111-2222-3333-4444-555555555555";
     static final String GUID = "5b8185c0-e5a4-11f1-9d33-02fc00000001";
     static final String PARENT_GUID = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
+    /** How logs show {@link #KEY}. */
+    static final String MASKED_KEY = "11111111-****";
     static final long NOW = 1_795_262_950_123L;
     static final StreamAuthorizer.LiveReceivers NONE = guid -> -1;
 
@@ -76,7 +78,7 @@ class StreamAuthorizerTest {
         assertEquals(15296, d.negotiatedCaps());
         assertFalse(d.closeAfterReply());
         assertFalse(d.replaceExistingReceiver());
-        assertEquals("STREAM 'ndchild' from [127.0.0.1] machine_guid '" + GUID + "' api key '" + KEY
+        assertEquals("STREAM 'ndchild' from [127.0.0.1] machine_guid '" + GUID + "' api key '" + MASKED_KEY
                 + "': accepted; offered ver=15352 [VCAPS HLABELS CLAIM CLABELS FUNCTIONS REPLICATION BINARY],"
                 + " negotiated 15296 [VCAPS HLABELS CLAIM CLABELS FUNCTIONS REPLICATION BINARY]", d.logMessage());
 
@@ -107,17 +109,17 @@ class StreamAuthorizerTest {
     @Test
     void keySectionChecks() throws Exception {
         assertRefused(authorizer(conf("")).decide(received(child()), "10.0.0.1", NOW, NONE), NOT_PERMITTED,
-                "the API key has no section in stream.conf (a key needs [" + KEY + "] with enabled = yes)");
+                "the API key has no section in stream.conf (a key needs its section with enabled = yes)");
         assertRefused(authorizer(conf("[" + KEY + "]", "enabled = no")).decide(received(child()), "10.0.0.1", NOW,
-                NONE), NOT_PERMITTED, "API key section [" + KEY + "] (stream.conf:1) is not enabled");
+                NONE), NOT_PERMITTED, "API key section [" + MASKED_KEY + "] (stream.conf:1) is not enabled");
         assertRefused(authorizer(conf("[" + KEY + "]", "allow from = *")).decide(received(child()), "10.0.0.1", NOW,
                 NONE), NOT_PERMITTED, "is not enabled (it needs enabled = yes)");
         assertRefused(authorizer(conf("[" + KEY + "]", "type = machine", "enabled = yes")).decide(received(child()),
-                "10.0.0.1", NOW, NONE), NOT_PERMITTED, "section [" + KEY + "] (stream.conf:1) has type = 'machine',"
+                "10.0.0.1", NOW, NONE), NOT_PERMITTED, "section [" + MASKED_KEY + "] (stream.conf:1) has type = 'machine',"
                 + " not 'api', so it cannot be used as an API key");
         StreamAuthorizer a = authorizer(conf("[" + KEY + "]", "enabled = yes", "allow from = !10.0.0.66 10.*"));
         assertRefused(a.decide(received(child()), "10.0.0.66", NOW, NONE), NOT_PERMITTED,
-                "API key [" + KEY + "] is not allowed from 10.0.0.66 (allow from = '!10.0.0.66 10.*' in the section"
+                "API key [" + MASKED_KEY + "] is not allowed from 10.0.0.66 (allow from = '!10.0.0.66 10.*' in the section"
                         + " at stream.conf:1)");
         assertRefused(a.decide(received(child()), "192.168.1.1", NOW, NONE), NOT_PERMITTED, "is not allowed from");
         assertTrue(a.decide(received(child()), "10.0.0.1", NOW, NONE).accepted());
@@ -160,7 +162,8 @@ class StreamAuthorizerTest {
         StreamRequest r = received(child());
         assertTrue(a.decide(r, "10.0.0.1", NOW, NONE).accepted());
         assertRefused(a.decide(r, "10.0.0.1", NOW + 9_000, NONE), BUSY,
-                "rate limit: one new stream every 10 s ([web] accept a streaming request every seconds); next in 1 s");
+                "rate limit: one new stream every 10 s from an address ([web] accept a streaming request every seconds);"
+                        + " next in 1 s");
         assertTrue(a.decide(r, "10.0.0.1", NOW + 10_000, NONE).accepted());
         // refusals before the rate limit do not use it up
         StreamRequest noKey = received(child().key(""));
@@ -288,5 +291,87 @@ class StreamAuthorizerTest {
                 () -> new StreamAuthorizer(c, true, Capabilities.NETDATA_1_37_1, PARENT_GUID, -1));
         assertThrows(NullPointerException.class,
                 () -> new StreamAuthorizer(c, true, Capabilities.NETDATA_1_37_1, null, 0));
+    }
+
+    // ---- one canonical form for UUIDs: upper- and mixed-case spellings must not slip past a check ----
+
+    static final String GUID_UPPER = GUID.toUpperCase(java.util.Locale.ROOT);
+    static final String GUID_MIXED = "5B8185c0-E5a4-11F1-9d33-02Fc00000001";
+
+    @Test
+    void aMachineGuidSectionAppliesToEverySpellingOfTheGuid() throws Exception {
+        for (String section : new String[]{GUID, GUID_UPPER, GUID_MIXED}) {
+            StreamAuthorizer a = authorizer(conf("[" + KEY + "]", "enabled = yes", "[" + section + "]", "enabled = no"));
+            for (String sent : new String[]{GUID, GUID_UPPER, GUID_MIXED}) {
+                assertRefused(a.decide(received(child().machineGuid(sent)), "10.0.0.1", NOW, NONE), NOT_PERMITTED,
+                        "disables this child (enabled = no)");
+            }
+        }
+    }
+
+    @Test
+    void anApiKeySectionAppliesToEverySpellingOfTheKey() throws Exception {
+        String keyWithLetters = "abcdef01-2222-3333-4444-555555555555";
+        for (String section : new String[]{keyWithLetters, keyWithLetters.toUpperCase(java.util.Locale.ROOT)}) {
+            StreamAuthorizer a = authorizer(conf("[" + section + "]", "enabled = yes", "allow from = 10.0.0.1"));
+            for (String sent : new String[]{keyWithLetters, keyWithLetters.toUpperCase(java.util.Locale.ROOT),
+                    "AbCdEf01-2222-3333-4444-555555555555"}) {
+                assertTrue(a.decide(received(child().key(sent)), "10.0.0.1", NOW, NONE).accepted(), sent);
+                assertRefused(a.decide(received(child().key(sent)), "10.0.0.2", NOW, NONE), NOT_PERMITTED,
+                        "is not allowed from 10.0.0.2");
+            }
+        }
+    }
+
+    @Test
+    void theParentsOwnGuidIsRefusedInAnyCase() throws Exception {
+        StreamAuthorizer a = authorizer(conf(ENABLED_KEY));
+        for (String sent : new String[]{PARENT_GUID.toUpperCase(java.util.Locale.ROOT), "AaAaAaAa-bBbB-cccc-DDDD-eeeeeeeeeeee"}) {
+            assertRefused(a.decide(received(child().machineGuid(sent)), "10.0.0.1", NOW, NONE), LOCALHOST,
+                    "the machine GUID is this parent's own");
+        }
+        StreamAuthorizer upperParent = new StreamAuthorizer(conf(ENABLED_KEY), true, Capabilities.NETDATA_1_37_1,
+                PARENT_GUID.toUpperCase(java.util.Locale.ROOT), 0);
+        assertRefused(upperParent.decide(received(child().machineGuid(PARENT_GUID)), "10.0.0.1", NOW, NONE), LOCALHOST,
+                "the machine GUID is this parent's own");
+    }
+
+    @Test
+    void aLiveStreamIsFoundWhateverTheCaseOfTheNewcomersGuid() throws Exception {
+        StreamAuthorizer a = authorizer(conf(ENABLED_KEY));
+        // the live receivers know the GUID in its canonical (lower-case) form only
+        StreamAuthorizer.LiveReceivers live = guid -> guid.equals(GUID) ? NOW : -1;
+        for (String sent : new String[]{GUID_UPPER, GUID_MIXED}) {
+            assertRefused(a.decide(received(child().machineGuid(sent)), "10.0.0.1", NOW, live), ALREADY_STREAMING,
+                    "a receiver for this machine GUID is live");
+        }
+    }
+
+    @Test
+    void theStreamRateLimitIsPerClientAddress() throws Exception {
+        StreamAuthorizer a = new StreamAuthorizer(conf(ENABLED_KEY), true, Capabilities.NETDATA_1_37_1, PARENT_GUID, 10);
+        StreamRequest r = received(child());
+        assertTrue(a.decide(r, "10.0.0.1", NOW, NONE).accepted());
+        // another client in the same second is not kept waiting by the first
+        assertTrue(a.decide(r, "10.0.0.2", NOW, NONE).accepted());
+        assertEquals(BUSY, a.decide(r, "10.0.0.1", NOW + 1_000, NONE).kind());
+        assertEquals(BUSY, a.decide(r, "10.0.0.2", NOW + 1_000, NONE).kind());
+        assertTrue(a.decide(r, "10.0.0.3", NOW + 1_000, NONE).accepted());
+    }
+
+    @Test
+    void peerTextInTheLogCannotForgeLinesAndTheKeyIsMasked() throws Exception {
+        StreamAuthorizer a = authorizer(conf(ENABLED_KEY));
+        // the parent URL-decodes the query: %0A and %1B arrive as LF and ESC
+        byte[] head = ("STREAM key=" + KEY + "&hostname=evil%0A2026-01-01 ERROR forged%1B[31m&machine_guid=" + GUID
+                + "&ver=16376 HTTP/1.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        StreamAuthorizer.Decision d = a.decide(StreamRequest.parse(head, head.length), "10.0.0.1", NOW, NONE);
+        assertTrue(d.accepted(), d.logMessage());
+        assertTrue(d.logMessage().chars().noneMatch(c -> c < 0x20 || c == 0x7f), d.logMessage());
+        assertTrue(d.logMessage().contains("evil"), d.logMessage());
+        assertFalse(d.logMessage().contains(KEY), d.logMessage());
+        StreamAuthorizer.Decision refused = authorizer(conf("[" + KEY + "]", "enabled = no")).decide(received(child()),
+                "10.0.0.1", NOW, NONE);
+        assertFalse(refused.logMessage().contains(KEY), refused.logMessage());
     }
 }

@@ -92,7 +92,10 @@ class StreamConfigTest {
         assertEquals(Optional.empty(), c.apiKey("22222222-2222-3333-4444-555555555555"));
         StreamConfig hex = conf("[aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee]\nenabled = yes\n");
         assertTrue(hex.apiKey("aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee").isPresent());
-        assertEquals(Optional.empty(), hex.apiKey("AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE"), "lookups are by exact string");
+        assertEquals(hex.apiKey("aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"), hex.apiKey("AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE"),
+                "UUIDs are looked up in one canonical form");
+        assertTrue(conf("[AAAAAAAA-bbbb-CCCC-dddd-EEEEEEEEEEEE]\nenabled = yes\n")
+                .apiKey("aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee").isPresent());
     }
 
     @Test

@@ -150,4 +150,33 @@ class Lz4StreamFrameDecoderTest {
         }
         return all;
     }
+
+    /**
+     * A read holding many blocks must not become many decoded blocks in memory at once: each is handed
+     * on before the next is decoded, so what the decoder holds is bounded by one block.
+     */
+    @Test
+    void aReadOfManyBlocksIsHandedOnOneBlockAtATime() {
+        byte[] capture = WireTestData.captureRaw();
+        int first = WireTestData.firstBlockOffset(capture);
+        Lz4StreamFrameDecoder decoder = new Lz4StreamFrameDecoder();
+        java.util.List<long[]> seen = new java.util.ArrayList<>();
+        EmbeddedChannel channel = new EmbeddedChannel(decoder, new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                ByteBuf b = (ByteBuf) msg;
+                // what the decoder had decoded in all when this block arrived
+                seen.add(new long[]{b.readableBytes(), decoder.decompressedBytes()});
+                b.release();
+            }
+        });
+        channel.writeInbound(Unpooled.wrappedBuffer(capture, first, capture.length - first));
+        assertTrue(seen.size() > 10, "blocks: " + seen.size());
+        long handedOn = 0;
+        for (long[] s : seen) {
+            handedOn += s[0];
+            assertEquals(handedOn, s[1], "the decoder ran ahead of what it had handed on");
+        }
+        channel.finishAndReleaseAll();
+    }
 }

@@ -1,0 +1,153 @@
+package io.strata.streaming.server;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * First handler of every connection of the port: applies {@code [web] allow connections from}, takes
+ * the connection's place in the {@link ConnectionGate}, and closes it when its handshake is not over
+ * within {@code [web] timeout for first request} (a client that connects and says nothing, or says it
+ * one byte a second, holds a socket for that long at most). It stays in the pipeline, doing nothing
+ * per message, to give the connection's place back when it closes.
+ */
+public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
+    /** How long a refused connection may take to show its protocol (for a refusal it understands). */
+    static final int REFUSAL_DEADLINE_SECONDS = 2;
+
+    private final ConnectionGate gate;
+    private final Listener listener;
+    private final WebAccessRules rules;
+    private final PerAddressLogLimiter logLimiter;
+    private ConnectionGate.Ticket ticket;
+    private ScheduledFuture<?> deadline;
+    private InetAddress address;
+    private Set<WebPermission> permissions;
+    private boolean tls;
+
+    public ConnectionGuard(ConnectionGate gate, Listener listener, WebAccessRules rules,
+                           PerAddressLogLimiter logLimiter) {
+        this.gate = gate;
+        this.listener = listener;
+        this.rules = rules;
+        this.logLimiter = logLimiter;
+    }
+
+    /** The guard of {@code channel}, or null when it has none (a pipeline built without one). */
+    public static ConnectionGuard of(Channel channel) {
+        return channel.pipeline().get(ConnectionGuard.class);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().remoteAddress() instanceof InetSocketAddress a) {
+            address = a.getAddress();
+        }
+        if (!rules.connectionAllowed(address)) {
+            log(ctx, "connection refused by [web] allow connections from");
+            ctx.close();
+            return;
+        }
+        ticket = gate.admit(address);
+        int seconds = gate.limits().firstRequestTimeoutSeconds();
+        if (ticket.refusal() != ConnectionGate.Refusal.NONE) {
+            if (gate.refusing() > Math.max(64, gate.limits().maxHandshakes())) {
+                // too many to even answer: the client sees the connection closed
+                log(ctx, "connection closed without a reply: " + ticket.refusal().key()
+                        + " reached and too many refusals are being written already");
+                ctx.close();
+                return;
+            }
+            seconds = Math.min(seconds, REFUSAL_DEADLINE_SECONDS);
+        }
+        int s = seconds;
+        deadline = ctx.executor().schedule(() -> expired(ctx, s), seconds, TimeUnit.SECONDS);
+        super.channelActive(ctx);
+    }
+
+    private void expired(ChannelHandlerContext ctx, int seconds) {
+        deadline = null;
+        if (ctx.channel().isActive()) {
+            log(ctx, "closing: the handshake was not over within " + seconds
+                    + " s ([web] timeout for first request)");
+            ctx.close();
+        }
+    }
+
+    /** The handshake is over: the deadline no longer applies and the connection stops counting as one. */
+    public void handshakeDone() {
+        if (deadline != null) {
+            deadline.cancel(false);
+            deadline = null;
+        }
+        if (ticket != null) {
+            ticket.handshakeDone();
+        }
+    }
+
+    /** Why the gate refuses this connection ({@link ConnectionGate.Refusal#NONE} when it does not). */
+    public ConnectionGate.Refusal refusal() {
+        return ticket == null ? ConnectionGate.Refusal.NONE : ticket.refusal();
+    }
+
+    /** What this client may do through this listener. */
+    public Set<WebPermission> permissions() {
+        if (permissions == null) {
+            permissions = rules.permissions(address, listener);
+        }
+        return permissions;
+    }
+
+    public int firstRequestTimeoutSeconds() {
+        return gate.limits().firstRequestTimeoutSeconds();
+    }
+
+    public Listener listener() {
+        return listener;
+    }
+
+    /** Marks the connection as TLS (set by the handler that found a ClientHello). */
+    void tls(boolean on) {
+        tls = on;
+    }
+
+    public boolean isTls() {
+        return tls;
+    }
+
+    /** The client's address as text (what {@code allow from} patterns match). */
+    public String clientAddress() {
+        return address == null ? "UNKNOWN" : address.getHostAddress();
+    }
+
+    /** Logs {@code message} about this client, at most once per address and message every 10 s. */
+    public void log(ChannelHandlerContext ctx, String message) {
+        String who = clientAddress();
+        long suppressed = logLimiter.admit(who, message, System.nanoTime());
+        if (suppressed >= 0) {
+            LOG.info("{}: {}{}", who, message, PerAddressLogLimiter.suppressedNote(suppressed));
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (deadline != null) {
+            deadline.cancel(false);
+            deadline = null;
+        }
+        if (ticket != null) {
+            ticket.release();
+        }
+        super.channelInactive(ctx);
+    }
+}
