@@ -223,8 +223,6 @@ podman_ci_start() {
       return 1
     fi
   done
-  # images left by earlier runs that nothing uses or names (an image rebuilt under the same tag)
-  podman image prune -f >/dev/null 2>&1 || true
   podman_ci_service || return 1
   podman_ci_log "Podman $(podman version --format '{{.Client.Version}}' 2>/dev/null) ready in $((SECONDS - t0)) s:" \
     "DOCKER_HOST=$DOCKER_HOST, $(docker compose version 2>/dev/null | head -1)"

@@ -3,6 +3,7 @@ package io.strata.it.docker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Ports;
 import org.junit.jupiter.api.Assumptions;
@@ -164,7 +165,8 @@ class ComposeClusterIT {
                 waitForSecond(parentB, c, wanted, Duration.ofMinutes(2));
             }
             System.out.printf(Locale.ROOT, "[ComposeClusterIT] after SIGKILL of parent-a, parent-b holds every child's"
-                    + " seconds up to %d and later (%.1f s after the kill)%n", wanted, (System.nanoTime() - killed) / 1e9);
+                    + " seconds up to %d and later (%.1f s after the kill)%n", wanted,
+                    (System.nanoTime() - killed) / 1e9);
 
             // parent-a again, on its volume: it must fetch the seconds it missed from parent-b
             DockerClientFactory.instance().client().startContainerCmd(idA).exec();
@@ -178,7 +180,8 @@ class ComposeClusterIT {
             }
             System.out.printf(Locale.ROOT, "[ComposeClusterIT] parent-a, started again, caught up with (%d, %d] from"
                     + " parent-b in %.1f s: both parents answer byte for byte, %d values of the children compared"
-                    + " with the children's own, none missing%n", t0, t1, (System.nanoTime() - restarted) / 1e9, values);
+                    + " with the children's own, none missing%n", t0, t1, (System.nanoTime() - restarted) / 1e9,
+                    values);
             assertTrue(values >= CHILDREN.size() * (t1 - t0 - 5), "too few values compared: " + values);
         } finally {
             compose.stop();
@@ -196,7 +199,8 @@ class ComposeClusterIT {
         assertTrue(onVolume, service + " has no volume of its own on /var/lib/strata: " + info.getMounts());
         // the JVM (PID 1) itself, and the directories it made in the volume
         Container.ExecResult r = c.execInContainer("sh", "-c",
-                "stat -c %u /proc/1; until [ -d /var/lib/strata/cache ]; do sleep 0.2; done; stat -c %U /var/lib/strata/cache");
+                "stat -c %u /proc/1; for i in $(seq 300); do [ -d /var/lib/strata/cache ] && break; sleep 0.2; done;"
+                        + " stat -c %U /var/lib/strata/cache");
         String[] out = r.getStdout().strip().split("\\s+");
         assertTrue(r.getExitCode() == 0 && out.length == 2, service + ": " + r.getStdout() + r.getStderr());
         assertNotEquals("0", out[0], service + "'s node runs as root");
@@ -305,7 +309,8 @@ class ComposeClusterIT {
      */
     private static String childGet(ContainerState child, String path) throws Exception {
         Container.ExecResult r = child.execInContainer("bash", "-c",
-                "exec 3<>/dev/tcp/127.0.0.1/19999 && printf 'GET %s HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' \"$0\" >&3"
+                "exec 3<>/dev/tcp/127.0.0.1/19999"
+                        + " && printf 'GET %s HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' \"$0\" >&3"
                         + " && timeout 30 cat <&3", path);
         String out = r.getStdout();
         int body = out.indexOf("\r\n\r\n");
@@ -319,15 +324,43 @@ class ComposeClusterIT {
     private static String buildImage(Path root) throws Exception {
         long t0 = System.nanoTime();
         // Names, kept, for the image and for the stages it copies from (the node jar with its Maven
-        // dependencies, the dashboard): an engine keeps the layers of named images as the next
-        // build's cache, and the images a build replaces under these names are the ones CI's
-        // `podman image prune` removes (docker/podman-ci.sh); the layers of an unnamed stage would go with them.
+        // dependencies, the dashboard): the engine keeps the layers of named images as the next
+        // build's cache (those of an unnamed stage would be removed with what they made).
         for (String stage : List.of("build", "dashboard")) {
-            context(root, new ImageFromDockerfile(IMAGE_NAME + ":" + stage, false).withTarget(stage)).get();
+            replace(IMAGE_NAME + ":" + stage,
+                    context(root, new ImageFromDockerfile(IMAGE_NAME + ":" + stage, false).withTarget(stage)));
         }
-        String name = context(root, new ImageFromDockerfile(IMAGE_NAME + ":latest", false)).get();
+        String name = replace(IMAGE_NAME + ":latest",
+                context(root, new ImageFromDockerfile(IMAGE_NAME + ":latest", false)));
         System.out.printf(Locale.ROOT, "[ComposeClusterIT] built %s in %.0f s%n", name, (System.nanoTime() - t0) / 1e9);
         return name;
+    }
+
+    /**
+     * Builds the image under its name and removes the image the name had before, when the build
+     * made another: with it go its layers that nothing else uses (those of the sources it was built
+     * from), so that runs on one machine do not pile up images.
+     */
+    private static String replace(String name, ImageFromDockerfile image) throws Exception {
+        String before = imageId(name);
+        String built = image.get();
+        String after = imageId(name);
+        if (before != null && !before.equals(after)) {
+            try {
+                DockerClientFactory.instance().client().removeImageCmd(before).exec();
+            } catch (RuntimeException e) {
+                System.out.println("[ComposeClusterIT] kept the image " + name + " had before (" + before + "): " + e);
+            }
+        }
+        return built;
+    }
+
+    private static String imageId(String name) {
+        try {
+            return DockerClientFactory.instance().client().inspectImageCmd(name).exec().getId();
+        } catch (NotFoundException e) {
+            return null;
+        }
     }
 
     /** The context the Dockerfile needs (poms and sources), never the host's target/ directories. */
