@@ -95,6 +95,16 @@ public final class ReplayAnswer {
             answeredAfter = 0;
             answeredBefore = 0;
             enableStreaming = true;
+            // "0 0": nothing to replicate, start streaming. But the chart's live data was withheld
+            // since its definition, and a parent asks "0 0" when that definition reported no data
+            // (a connection that came up before the chart's first point was stored): what was
+            // collected since is in neither the answer nor the stream unless it is sent here
+            // (1.37.1 sends nothing and loses it). A parent that holds some of it already keeps
+            // its own (a point at or before a metric's last stored second is refused).
+            long withheldAfter = Math.max(w.definedLast(), firstLocal - 1);
+            if (firstLocal > 0 && range[1] > w.definedLast() && withheldAfter < lastLocal) {
+                answeredBefore = replayPoints(out, w, withheldAfter, lastLocal, true, lastUpdated, now);
+            }
         }
 
         long worldClock = wire.wallClockSeconds();

@@ -107,9 +107,11 @@ public final class ChildStream {
         final int updateEvery;
         final boolean replication;
         final long resyncUntilSeconds;
+        /** See {@link ChartDimensions#definedLast()}. */
+        final long definedLast;
 
         ChartWire(String id, int[] metrics, byte[][] dimIds, int updateEvery, boolean replication,
-                  long resyncUntilSeconds) {
+                  long resyncUntilSeconds, long definedLast) {
             this.id = id;
             this.idUtf8 = SenderWireFormat.utf8(id);
             this.metrics = metrics;
@@ -117,6 +119,7 @@ public final class ChildStream {
             this.updateEvery = updateEvery;
             this.replication = replication;
             this.resyncUntilSeconds = resyncUntilSeconds;
+            this.definedLast = definedLast;
         }
     }
 
@@ -173,14 +176,21 @@ public final class ChildStream {
     /**
      * What a replication answer writes of a chart: the ids as sent in its definition on this
      * connection, or as the metadata has them when the chart is not defined yet.
+     *
+     * @param definedLast the newest second the chart's {@code CHART_DEFINITION_END} on this
+     *                    connection reported (0: it had stored nothing yet); what the chart
+     *                    collected after it was withheld from the stream until the answer that
+     *                    starts streaming. {@link Long#MAX_VALUE} when the chart was not defined
+     *                    with replication on this connection (nothing was withheld).
      */
-    public record ChartDimensions(byte[] chartIdUtf8, int[] metrics, byte[][] dimensionIdsUtf8, int updateEvery) {
+    public record ChartDimensions(byte[] chartIdUtf8, int[] metrics, byte[][] dimensionIdsUtf8, int updateEvery,
+                                  long definedLast) {
     }
 
     /** The chart's dimensions for a replication answer; see {@link ChartDimensions}. */
     public ChartDimensions dimensionsForReplay(int chartId) {
         ChartWire w = wireOrFresh(chartId);
-        return new ChartDimensions(w.idUtf8, w.metrics, w.dimIds, w.updateEvery);
+        return new ChartDimensions(w.idUtf8, w.metrics, w.dimIds, w.updateEvery, w.definedLast);
     }
 
     // ---- preamble and definitions ---------------------------------------------------------------
@@ -254,6 +264,7 @@ public final class ChildStream {
             dimIds[i] = SenderWireFormat.utf8(ids[i]);
         }
         boolean replication = (caps & CAP_REPLICATION) != 0;
+        long definedLast = Long.MAX_VALUE;
         if (replication) {
             long[] range = tier0Range(metrics);
             long first = range[0];
@@ -271,9 +282,11 @@ public final class ChildStream {
                 first = last;
             }
             SenderWireFormat.chartDefinitionEnd(out, first, last, nowSeconds);
+            definedLast = last;
         }
         long resyncUntil = nowSeconds + (long) clockResyncIterations * chart.updateEvery();
-        remember(chartId, new ChartWire(chart.id(), metrics, dimIds, chart.updateEvery(), replication, resyncUntil));
+        remember(chartId, new ChartWire(chart.id(), metrics, dimIds, chart.updateEvery(), replication, resyncUntil,
+                definedLast));
     }
 
     /** Forgets which charts were defined: after a disconnection everything is sent again. */
@@ -417,7 +430,8 @@ public final class ChildStream {
                 n++;
             }
         }
-        return new ChartWire(chart.id(), Arrays.copyOf(metrics, n), Arrays.copyOf(ids, n), chart.updateEvery(), true, 0);
+        return new ChartWire(chart.id(), Arrays.copyOf(metrics, n), Arrays.copyOf(ids, n), chart.updateEvery(), true, 0,
+                Long.MAX_VALUE);
     }
 
     /** [first, last] tier-0 time over the metrics, 0 where nothing is stored (first ignores empty metrics). */
