@@ -1,7 +1,7 @@
 package io.strata.replication.child;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
@@ -9,18 +9,22 @@ import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
 import io.strata.replication.receiver.ReplicationPlanner;
-import io.strata.replication.sender.ReplayAnswer;
+import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
-import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
 import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.Destination;
+import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,27 +35,44 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A child whose first collections happen around the handshake (a loaded machine: the connection
- * took seconds to establish): the chart is defined on the connection, and its live data is
- * withheld until the parent's {@code REPLAY_CHART} is answered (§6.1), so whatever the child
- * collected between its definition and its answer must reach the parent in the answer. The
- * parent must end up with every point the child holds, from the child's first.
+ * took seconds to establish): {@link ChildStreamer} defines the chart on the connection and
+ * withholds its live data until the parent's {@code REPLAY_CHART} is answered (§6.1), so whatever
+ * the child collected between the definition and its answer must reach the parent in the answer.
+ * A real {@link ReceiverParser} plays the parent; both share one settable clock. The parent must
+ * end up with every point the child holds, from the child's first.
  */
 class FirstCollectionsAroundHandshakeTest {
 
-    private static final long CAPS = Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM
-            | Capabilities.CLABELS | Capabilities.REPLICATION;
+    private static final UUID HOST = UUID.fromString("0d9f6e3c-5b1a-4f7e-9a51-000000000007");
     private static final long T = 1_795_733_190L;
 
     @TempDir
     Path dir;
 
     /** The one clock of both sides, in µs. */
-    private long now;
+    private long nowMicros;
+
+    private final Clock clock = new Clock() {
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochSecond(nowMicros / 1_000_000L, (nowMicros % 1_000_000L) * 1000);
+        }
+    };
 
     /**
      * The chart exists but has stored nothing when the connection comes up ({@code
      * CHART_DEFINITION_END 0 0 now}); the parent answers {@code "true" 0 0}; two points are
-     * collected before the child reads that request.
+     * collected before the child reads that request (ParentKilledIT on a loaded machine lost them).
      */
     @Test
     void pointsCollectedWhileTheDefinitionOfAnEmptyChartWaitsForItsAnswerReachTheParent() throws Exception {
@@ -71,72 +92,72 @@ class FirstCollectionsAroundHandshakeTest {
     }
 
     /**
-     * @param storedBefore points the child stores before the chart's definition is written
+     * @param storedBefore points the child stores before the connection defines the chart
      * @param storedDuring points it stores between the definition and its answer to REPLAY_CHART
      */
     private void run(int storedBefore, int storedDuring) throws Exception {
+        EmbeddedChannel channel = new EmbeddedChannel();
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")));
              StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
-            UUID guid = UUID.randomUUID();
-            HostInfo host = new HostInfo(guid, "child-1", "linux", "UTC", 1, Map.of());
-            childDb.metadata().upsertHost(host);
+            HostInfo host = new HostInfo(HOST, "child-1", "linux", "UTC", 1, Map.of());
             LocalCharts local = new LocalCharts(childDb, host);
-            LocalCharts.Chart chart = local.define(new ChartInfo(guid, "strata.synthetic_0", "strata.synthetic_0",
-                    "g", "value", "synthetic", "strata.synthetic_gauge", "line", 1, 1, "", "", Map.of()),
-                    List.of(new DimensionInfo(guid, "strata.synthetic_0", "d0", "dim0", "absolute", 1, 1000, 0)));
-            ChildStream wire = new ChildStream(childDb, guid, null, ChildStream.LabelSources.NETDATA, c -> 0,
-                    () -> now / 1_000_000L, 60);
+            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, "strata.synthetic_0", 1),
+                    List.of(DimensionInfo.of(HOST, "strata.synthetic_0", "d0")));
+            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
+                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
             List<String> commands = new ArrayList<>();
             ReceiverParser parent = new ReceiverParser(parentDb, host, commands::add,
                     ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
-                    () -> now, null);
+                    () -> nowMicros, null);
+            try (ChildStreamer streamer = new ChildStreamer(local, settings, 1, null, clock)) {
+                SenderSession session = SenderSession.over("child-1", channel,
+                        Destination.parse("127.0.0.1:19999", 19999), ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
 
-            // the collector's first collection initialises the chart and stores nothing (Netdata's rule)
-            long second = T;
-            collect(local, chart, second);
-            for (int i = 0; i < storedBefore; i++) {
-                collect(local, chart, ++second);
-            }
-            // the connection is established: the host and the chart's definition
-            now = second * 1_000_000L + 840_000;
-            ByteBuf out = Unpooled.buffer();
-            wire.writeHostPreamble(out, CAPS);
-            wire.writeChartDefinition(out, chart.chartId(), CAPS, now / 1_000_000L);
-            String definition = out.toString(StandardCharsets.UTF_8);
-            feed(parent, out);
-            assertEquals(1, commands.size(), "one REPLAY_CHART: " + commands);
-            // collections before the request reaches the child: stored locally, their BEGIN/SET
-            // withheld (the chart is replicating), as ChildStreamer does
-            for (int i = 0; i < storedDuring; i++) {
-                collect(local, chart, ++second);
-            }
-            now = second * 1_000_000L + 300_000;
-            String[] w = commands.get(0).trim().split(" ");
-            boolean streams = new ReplayAnswer(wire).write(out, chart.chartId(), w[2].equals("\"true\""),
-                    Long.parseLong(w[3]), Long.parseLong(w[4]), now / 1_000_000L, local);
-            String answer = out.toString(StandardCharsets.UTF_8);
-            feed(parent, out);
-            assertTrue(streams, "the child starts streaming: " + answer);
-            // live data from then on
-            for (int i = 0; i < 3; i++) {
-                collect(local, chart, ++second);
-                wire.writeCollection(out, chart.chartId(), chart.microsecondsSinceLastCollection(),
-                        chart.collected(), chart.updated());
-                feed(parent, out);
-            }
+                // the collector's first collection initialises the chart and stores nothing (Netdata's rule)
+                long second = T;
+                collect(local, chart, second);
+                for (int i = 0; i < storedBefore; i++) {
+                    collect(local, chart, ++second);
+                }
+                // the connection is established: the host and the chart's definition
+                nowMicros = second * 1_000_000L + 840_000;
+                streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+                String definition = written(channel);
+                feed(parent, definition);
+                assertEquals(1, commands.size(), "one REPLAY_CHART: " + commands);
+                // collections while the request travels: stored, their live data withheld
+                for (int i = 0; i < storedDuring; i++) {
+                    collect(local, chart, ++second);
+                }
+                assertEquals("", written(channel), "no live data before the chart's REPLAY_CHART is answered");
+                nowMicros = second * 1_000_000L + 300_000;
+                byte[] request = commands.get(0).trim().getBytes(StandardCharsets.US_ASCII);
+                streamer.onParentCommand(session, request, request.length);
+                String answer = written(channel);
+                feed(parent, answer);
+                assertEquals(1, streamer.chartsStreaming(), "the answer starts streaming: " + answer);
+                for (int i = 0; i < 3; i++) {
+                    collect(local, chart, ++second);
+                    feed(parent, written(channel));
+                }
 
-            List<String> held = points(childDb, childDb.metadata().metrics(chart.chartId()).get(0));
-            List<String> got = points(parentDb, parentDb.metadata().metrics(
-                    parentDb.metadata().chartId(guid, "strata.synthetic_0")).get(0));
-            assertEquals(storedBefore + storedDuring + 3, held.size(), "the child's own points: " + held);
-            assertEquals(held, got, "the parent holds every point of the child\ndefinition:\n" + definition
-                    + "request: " + commands + "\nanswer:\n" + answer);
+                List<String> held = points(childDb, childDb.metadata().metrics(chart.chartId()).get(0));
+                List<String> got = points(parentDb, parentDb.metadata().metrics(
+                        parentDb.metadata().chartId(HOST, "strata.synthetic_0")).get(0));
+                assertEquals(storedBefore + storedDuring + 3, held.size(), "the child's own points: " + held);
+                assertEquals(held, got, "the parent holds every point of the child\ndefinition:\n" + definition
+                        + "request: " + commands + "\nanswer:\n" + answer);
+            }
+        } finally {
+            channel.finishAndReleaseAll();
         }
     }
 
+    /** One collection pass at {@code second} (5 ms past it), handed to the streamer as the collector does. */
     private void collect(LocalCharts local, LocalCharts.Chart chart, long second) {
-        now = second * 1_000_000L + 5_000;
-        local.collect(chart, new long[] {(second - T) * 1000 + 7}, null, now);
+        nowMicros = second * 1_000_000L + 5_000;
+        local.collect(chart, new long[] {(second - T) * 1000 + 7}, null, nowMicros);
+        local.passDone(List.of(chart));
     }
 
     private static List<String> points(StorageEngine db, int metric) throws Exception {
@@ -145,9 +166,17 @@ class FirstCollectionsAroundHandshakeTest {
         return out;
     }
 
-    private static void feed(ReceiverParser p, ByteBuf out) throws Exception {
-        String text = out.toString(StandardCharsets.UTF_8);
-        out.clear();
+    private static String written(EmbeddedChannel channel) {
+        StringBuilder sb = new StringBuilder();
+        ByteBuf b;
+        while ((b = channel.readOutbound()) != null) {
+            sb.append(b.toString(StandardCharsets.UTF_8));
+            b.release();
+        }
+        return sb.toString();
+    }
+
+    private static void feed(ReceiverParser p, String text) throws Exception {
         for (String l : text.split("\n")) {
             if (l.isEmpty()) {
                 continue;
