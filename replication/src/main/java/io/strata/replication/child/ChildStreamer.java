@@ -46,6 +46,13 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
     private final Clock clock;
     /** Per engine chart id: 1 when BEGIN/SET/END flows on the current connection. */
     private volatile AtomicIntegerArray streaming = new AtomicIntegerArray(0);
+    /**
+     * Guarded by this, per engine chart id: the chart's last collection (µs) that the answer which
+     * started its streaming covered; a collection up to it is in that answer, not in the stream.
+     */
+    private long[] answeredUpTo = new long[0];
+    /** Answers that start streaming but are overtaken by a collection are computed again this often at most. */
+    private static final int ANSWER_ATTEMPTS = 5;
     private volatile SenderSession session;
     private volatile long caps;
 
@@ -104,7 +111,10 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             max = Math.max(max, c.chartId() + 1);
         }
         AtomicIntegerArray flags = new AtomicIntegerArray(max);
-        streaming = flags;
+        synchronized (this) {
+            streaming = flags;
+            answeredUpTo = new long[max];
+        }
         caps = capabilities;
         long now = clock.millis() / 1000;
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
@@ -128,8 +138,11 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
         session = s;
     }
 
-    /** Marks a chart's live data as flowing on the current connection (its array grows with new charts). */
-    private synchronized void streamingStarts(int chartId) {
+    /**
+     * Marks a chart's live data as flowing on the current connection (its array grows with new
+     * charts); {@code answeredUpToUt} is the last collection its replication answer covered.
+     */
+    private synchronized void streamingStarts(int chartId, long answeredUpToUt) {
         AtomicIntegerArray flags = streaming;
         if (chartId >= flags.length()) {
             AtomicIntegerArray grown = new AtomicIntegerArray(Math.max(chartId + 1, flags.length() * 2));
@@ -139,6 +152,10 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             streaming = grown;
             flags = grown;
         }
+        if (chartId >= answeredUpTo.length) {
+            answeredUpTo = java.util.Arrays.copyOf(answeredUpTo, Math.max(chartId + 1, answeredUpTo.length * 2));
+        }
+        answeredUpTo[chartId] = answeredUpToUt;
         flags.set(chartId, 1);
     }
 
@@ -168,27 +185,46 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
         if (!ParentCommandDispatcher.holdBackWhileHalfFull(s)) {
             return;
         }
-        ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
-        try {
-            boolean streams = replay.write(out, chart.chartId(), start, after, before, clock.millis() / 1000, charts);
-            if (s.write(out) && streams) {
-                streamingStarts(chart.chartId());
+        int chartId = chart.chartId();
+        for (int attempt = 1; ; attempt++) {
+            // the collector stores a point, then hands its pass to collected(): a pass stored after
+            // the engine was read but handed over before streaming starts would be in neither the
+            // answer nor the stream. So streaming starts (under this lock, which collected() takes)
+            // only if no collection was stored since the answer read the chart's state; then a
+            // collection already in the answer is not streamed again, and every later one is.
+            long seen = charts.chartLastCollectedUt(chartId);
+            ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
+            boolean streams;
+            try {
+                streams = replay.write(out, chartId, start, after, before, clock.millis() / 1000, charts);
+            } catch (IOException e) {
+                out.release();
+                LOG.warn("STREAM {}: cannot answer REPLAY_CHART for '{}': {}", charts.host().hostname(), id,
+                        e.getMessage());
+                return;
             }
-        } catch (IOException e) {
-            out.release();
-            LOG.warn("STREAM {}: cannot answer REPLAY_CHART for '{}': {}", charts.host().hostname(), id,
-                    e.getMessage());
+            synchronized (this) {
+                if (streams && charts.chartLastCollectedUt(chartId) != seen && attempt < ANSWER_ATTEMPTS) {
+                    out.release();
+                    continue;
+                }
+                if (s.write(out) && streams) {
+                    streamingStarts(chartId, seen);
+                }
+            }
+            return;
         }
     }
 
     @Override
-    public void onDisconnected(String reason) {
+    public synchronized void onDisconnected(String reason) {
         session = null;
         streaming = new AtomicIntegerArray(0);
+        answeredUpTo = new long[0];
     }
 
     @Override
-    public void collected(List<LocalCharts.Chart> pass) {
+    public synchronized void collected(List<LocalCharts.Chart> pass) {
         SenderSession s = session;
         if (s == null || !s.isOpen()) {
             return;
@@ -206,12 +242,16 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
                 }
                 stream.writeChartDefinition(out, c.chartId(), caps, clock.millis() / 1000);
                 if (!Capabilities.has(caps, Capabilities.REPLICATION)) {
-                    streamingStarts(c.chartId());
+                    streamingStarts(c.chartId(), 0);
                 }
             }
             AtomicIntegerArray flags = streaming;
             if (c.chartId() >= flags.length() || flags.get(c.chartId()) == 0) {
                 continue;
+            }
+            if (c.chartId() < answeredUpTo.length
+                    && charts.chartLastCollectedUt(c.chartId()) <= answeredUpTo[c.chartId()]) {
+                continue; // this collection is in the answer that started the chart's streaming
             }
             if (out == null) {
                 out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);

@@ -103,6 +103,9 @@ class ChildStreamerTest {
         assertEquals(1, streamer.chartsStreaming());
 
         streamer.collected(List.of(chart));
+        assertEquals("", written(), "the collection the answer holds is not streamed again");
+        local.collect(chart, new long[] {1}, null, (NOW + 1) * 1_000_000L);
+        streamer.collected(List.of(chart));
         assertTrue(written().startsWith("BEGIN \"test.c\" "), "live data once the answer started it");
 
         streamer.onDisconnected("test");

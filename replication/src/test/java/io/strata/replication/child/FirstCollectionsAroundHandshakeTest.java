@@ -51,6 +51,9 @@ class FirstCollectionsAroundHandshakeTest {
 
     /** The one clock of both sides, in µs. */
     private long nowMicros;
+    /** Run once at the {@link #readsUntilAction}-th reading of the clock from now on (then null). */
+    private Runnable clockAction;
+    private int readsUntilAction;
 
     private final Clock clock = new Clock() {
         @Override
@@ -65,7 +68,13 @@ class FirstCollectionsAroundHandshakeTest {
 
         @Override
         public Instant instant() {
-            return Instant.ofEpochSecond(nowMicros / 1_000_000L, (nowMicros % 1_000_000L) * 1000);
+            Instant read = Instant.ofEpochSecond(nowMicros / 1_000_000L, (nowMicros % 1_000_000L) * 1000);
+            if (clockAction != null && --readsUntilAction == 0) {
+                Runnable a = clockAction;
+                clockAction = null;
+                a.run();
+            }
+            return read;
         }
     };
 
@@ -92,10 +101,27 @@ class FirstCollectionsAroundHandshakeTest {
     }
 
     /**
-     * @param storedBefore points the child stores before the connection defines the chart
-     * @param storedDuring points it stores between the definition and its answer to REPLAY_CHART
+     * The answer is computed just before a second ends, and the collector stores and hands over
+     * that second's point right after the answer read the clock a second time (it found it
+     * unchanged, so the answer starts streaming), before the streamer marks the chart as
+     * streaming: that point is in neither the answer nor the stream unless the streamer notices.
      */
+    @Test
+    void aPointCollectedWhileTheAnswerThatStartsStreamingIsCommittedReachesTheParent() throws Exception {
+        run(1, 1, true);
+    }
+
     private void run(int storedBefore, int storedDuring) throws Exception {
+        run(storedBefore, storedDuring, false);
+    }
+
+    /**
+     * @param storedBefore   points the child stores before the connection defines the chart
+     * @param storedDuring   points it stores between the definition and its answer to REPLAY_CHART
+     * @param collectInAnswer a collection lands between the answer's second reading of the clock
+     *                       (the one that decides whether streaming starts) and its commit
+     */
+    private void run(int storedBefore, int storedDuring, boolean collectInAnswer) throws Exception {
         EmbeddedChannel channel = new EmbeddedChannel();
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")));
              StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
@@ -130,11 +156,18 @@ class FirstCollectionsAroundHandshakeTest {
                     collect(local, chart, ++second);
                 }
                 assertEquals("", written(channel), "no live data before the chart's REPLAY_CHART is answered");
-                nowMicros = second * 1_000_000L + 300_000;
+                nowMicros = second * 1_000_000L + (collectInAnswer ? 999_000 : 300_000);
+                if (collectInAnswer) {
+                    long next = ++second;
+                    // the first reading is the answer's "now", the second the one after the engine was read
+                    readsUntilAction = 2;
+                    clockAction = () -> collect(local, chart, next);
+                }
                 byte[] request = commands.get(0).trim().getBytes(StandardCharsets.US_ASCII);
                 streamer.onParentCommand(session, request, request.length);
                 String answer = written(channel);
                 feed(parent, answer);
+                assertTrue(clockAction == null, "the collection during the answer happened");
                 assertEquals(1, streamer.chartsStreaming(), "the answer starts streaming: " + answer);
                 for (int i = 0; i < 3; i++) {
                     collect(local, chart, ++second);
@@ -144,7 +177,8 @@ class FirstCollectionsAroundHandshakeTest {
                 List<String> held = points(childDb, childDb.metadata().metrics(chart.chartId()).get(0));
                 List<String> got = points(parentDb, parentDb.metadata().metrics(
                         parentDb.metadata().chartId(HOST, "strata.synthetic_0")).get(0));
-                assertEquals(storedBefore + storedDuring + 3, held.size(), "the child's own points: " + held);
+                assertEquals(storedBefore + storedDuring + (collectInAnswer ? 1 : 0) + 3, held.size(),
+                        "the child's own points: " + held);
                 assertEquals(held, got, "the parent holds every point of the child\ndefinition:\n" + definition
                         + "request: " + commands + "\nanswer:\n" + answer);
             }
