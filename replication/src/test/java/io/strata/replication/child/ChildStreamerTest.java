@@ -89,8 +89,9 @@ class ChildStreamerTest {
     void liveDataWaitsForTheReplayAnswerThatStartsItAndANewConnectionStartsOver() {
         streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
         String defined = written();
-        // the chart's retention (its first collection sets the baseline and stores nothing), the clock's second
-        assertTrue(defined.contains("CHART_DEFINITION_END " + (NOW - 9) + " " + NOW + " " + NOW + "\n"), defined);
+        // the chart's retention (its first collection sets the baseline and stores nothing; the first
+        // point's interval starts a second before it), the clock's second
+        assertTrue(defined.contains("CHART_DEFINITION_END " + (NOW - 10) + " " + NOW + " " + NOW + "\n"), defined);
         assertEquals(0, streamer.chartsStreaming());
 
         streamer.collected(List.of(chart));

@@ -111,6 +111,66 @@ class FirstCollectionsAroundHandshakeTest {
         run(1, 1, true);
     }
 
+    /**
+     * A child with history meets a parent that has nothing of the chart and asks as a 1.37.1 parent
+     * does (§6.2): from the first second the child reported, {@code after = max(now − seconds to
+     * replicate, child_first)}, for the window {@code (after, before]}. The child's first point
+     * must be in the answer.
+     */
+    @Test
+    void aParentAskingFromTheReportedFirstSecondGetsTheChildsFirstPoint() throws Exception {
+        EmbeddedChannel channel = new EmbeddedChannel();
+        try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")));
+             StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
+            HostInfo host = new HostInfo(HOST, "child-1", "linux", "UTC", 1, Map.of());
+            LocalCharts local = new LocalCharts(childDb, host);
+            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, "strata.synthetic_0", 1),
+                    List.of(DimensionInfo.of(HOST, "strata.synthetic_0", "d0")));
+            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
+                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
+            List<String> ignored = new ArrayList<>();
+            ReceiverParser parent = new ReceiverParser(parentDb, host, ignored::add,
+                    ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
+                    () -> nowMicros, null);
+            try (ChildStreamer streamer = new ChildStreamer(local, settings, 1, null, clock)) {
+                SenderSession session = SenderSession.over("child-1", channel,
+                        Destination.parse("127.0.0.1:19999", 19999), ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+                long second = T;
+                for (int i = 0; i <= 6; i++) {
+                    collect(local, chart, second++);
+                }
+                nowMicros = second * 1_000_000L;
+                streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+                String definition = written(channel);
+                feed(parent, definition);
+                String[] end = null;
+                for (String l : definition.split("\n")) {
+                    if (l.startsWith("CHART_DEFINITION_END ")) {
+                        end = l.split(" ");
+                    }
+                }
+                assertTrue(end != null, definition);
+                long childFirst = Long.parseLong(end[1]);
+                long childLast = Long.parseLong(end[2]);
+                long after = Math.max(second - 86_400, childFirst);
+                byte[] request = ("REPLAY_CHART \"strata.synthetic_0\" \"true\" " + after + " " + childLast)
+                        .getBytes(StandardCharsets.US_ASCII);
+                streamer.onParentCommand(session, request, request.length);
+                String answer = written(channel);
+                feed(parent, answer);
+
+                List<String> held = points(childDb, childDb.metadata().metrics(chart.chartId()).get(0));
+                List<String> got = points(parentDb, parentDb.metadata().metrics(
+                        parentDb.metadata().chartId(HOST, "strata.synthetic_0")).get(0));
+                assertEquals(6, held.size(), "the child's own points: " + held);
+                assertEquals(held, got, "the parent holds every point of the child\ndefinition:\n" + definition
+                        + "answer:\n" + answer);
+            }
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
     private void run(int storedBefore, int storedDuring) throws Exception {
         run(storedBefore, storedDuring, false);
     }

@@ -126,8 +126,8 @@ class HostForwarderTest {
         String defined = written();
         assertTrue(defined.contains("CHART \"test.c\""), defined);
         assertTrue(defined.contains("DIMENSION \"a\""), defined);
-        // the chart's retention here, and the clock's second
-        assertTrue(defined.contains("CHART_DEFINITION_END " + FIRST + " " + NOW + " " + NOW + "\n"), defined);
+        // the chart's retention here (from the start of its oldest point's interval), and the clock's second
+        assertTrue(defined.contains("CHART_DEFINITION_END " + (FIRST - 1) + " " + NOW + " " + NOW + "\n"), defined);
 
         // before the answer starts it, a collection is not forwarded
         onLoop(() -> {

@@ -272,6 +272,12 @@ public final class ChildStream {
             if (last == 0) {
                 first = 0;
             }
+            if (first != 0) {
+                // Deviation: the start of the oldest point's interval, not its end. REPLAY_CHART
+                // asks for (after, before], and a 1.37.1 parent asks from the child's first second
+                // itself, which leaves that point out; from the second before, it is sent
+                first -= chart.updateEvery();
+            }
             if (last > nowSeconds) {
                 last = nowSeconds;
             }
