@@ -98,7 +98,7 @@ public final class PortUnificationHandler extends ByteToMessageDecoder {
                 guard.handshakeDone();
                 conn = new HttpPipelineInstaller.HttpConnection(guard.permissions(), guard.isTls(),
                         guard.listener().tls() == TlsMode.FORCE && !guard.isTls(),
-                        receiversTimeout(guard));
+                        guard.firstRequestTimeoutSeconds());
             }
             http.install(p, conn);
         } else {
@@ -107,10 +107,6 @@ public final class PortUnificationHandler extends ByteToMessageDecoder {
             return;
         }
         p.remove(this);
-    }
-
-    private static int receiversTimeout(ConnectionGuard guard) {
-        return guard.firstRequestTimeoutSeconds();
     }
 
     /** The guard's decisions on a {@code STREAM}; false when it was refused (the reply is on its way). */
