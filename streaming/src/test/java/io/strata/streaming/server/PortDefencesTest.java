@@ -310,4 +310,72 @@ class PortDefencesTest {
         assertTrue(all.startsWith(HandshakeReplies.PROMPT_VERSION), all);
         waitFor(() -> rc.registry().connected() == 0, "the stream unregistered");
     }
+
+    /** A self-signed certificate made with openssl, or null (the test is then skipped) when there is no openssl. */
+    io.netty.handler.ssl.SslContext selfSigned() throws Exception {
+        Path cert = dir.resolve("cert.pem");
+        Path key = dir.resolve("key.pem");
+        Process p;
+        try {
+            p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(),
+                    "-out", cert.toString(), "-days", "1", "-subj", "/CN=localhost")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("openssl.log").toFile()).start();
+        } catch (IOException e) {
+            System.out.println("SKIPPED: openssl is not installed; it makes the test's certificate");
+            org.junit.jupiter.api.Assumptions.abort("openssl is not installed");
+            return null;
+        }
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0, "openssl failed");
+        return TlsContexts.server(cert, key);
+    }
+
+    static Socket tlsConnect(int port) throws Exception {
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(null, new javax.net.ssl.TrustManager[]{new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+                // the test's self-signed certificate
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        }}, null);
+        Socket s = ctx.getSocketFactory().createSocket("127.0.0.1", port);
+        s.setSoTimeout(WAIT_MILLIS);
+        return s;
+    }
+
+    @Test
+    void aForcedTlsListenerRefusesAPlainStreamAndAcceptsOneOverTls() throws Exception {
+        io.netty.handler.ssl.SslContext tls = selfSigned();
+        StreamServer server = new StreamServer(rc, tls, OK_HTTP, 2, ServerLimits.defaults(), WebAccessRules.allowAll());
+        servers.add(server);
+        int port = server.bind(new Listener(new InetSocketAddress("127.0.0.1", 0), WebPermission.all(), TlsMode.FORCE))
+                .getPort();
+        Socket plain = connect(port);
+        send(plain, streamRequest(UUID.randomUUID().toString()));
+        assertEquals(HandshakeReplies.NOT_PERMITTED, readToClose(plain));
+
+        Socket overTls = tlsConnect(port);
+        sockets.add(overTls);
+        send(overTls, streamRequest(UUID.randomUUID().toString()));
+        byte[] buf = new byte[256];
+        int n = overTls.getInputStream().read(buf);
+        assertTrue(new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith(HandshakeReplies.PROMPT_VERSION));
+    }
+
+    @Test
+    void forcingTlsWithoutACertificateIsRefusedAtBind() {
+        StreamServer server = new StreamServer(rc, null, OK_HTTP, 1, ServerLimits.defaults(), WebAccessRules.allowAll());
+        servers.add(server);
+        IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> server.bind(
+                new Listener(new InetSocketAddress("127.0.0.1", 0), WebPermission.all(), TlsMode.FORCE)));
+        assertTrue(e.getMessage().contains("^SSL=force"), e.getMessage());
+    }
 }
