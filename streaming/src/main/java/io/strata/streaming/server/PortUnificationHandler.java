@@ -95,10 +95,11 @@ public final class PortUnificationHandler extends ByteToMessageDecoder {
                     in.skipBytes(n);
                     return;
                 }
-                guard.handshakeDone();
+                // the HTTP side has its own request deadline; the handshake ends with the first whole request
+                guard.cancelDeadline();
                 conn = new HttpPipelineInstaller.HttpConnection(guard.permissions(), guard.isTls(),
                         guard.listener().tls() == TlsMode.FORCE && !guard.isTls(),
-                        guard.firstRequestTimeoutSeconds());
+                        guard.firstRequestTimeoutSeconds(), guard::handshakeDone);
             }
             http.install(p, conn);
         } else {

@@ -82,13 +82,23 @@ class PortDefencesTest {
         engine.close();
     }
 
-    /** An HTTP side that answers every connection "OK" once it has a line, then closes. */
+    /**
+     * An HTTP side that answers "OK" and closes once it has a whole request head, telling the port that
+     * the handshake is over then (as the query API does).
+     */
     static final HttpPipelineInstaller OK_HTTP = (p, conn) -> p.addLast(new ChannelInboundHandlerAdapter() {
+        final StringBuilder head = new StringBuilder();
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ((ByteBuf) msg).release();
-            ctx.writeAndFlush(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK",
-                    StandardCharsets.US_ASCII)).addListener(ChannelFutureListener.CLOSE);
+            ByteBuf b = (ByteBuf) msg;
+            head.append(b.toString(StandardCharsets.ISO_8859_1));
+            b.release();
+            if (head.indexOf("\r\n\r\n") >= 0) {
+                conn.handshakeDone().run();
+                ctx.writeAndFlush(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK",
+                        StandardCharsets.US_ASCII)).addListener(ChannelFutureListener.CLOSE);
+            }
         }
     });
 
@@ -377,5 +387,22 @@ class PortDefencesTest {
         IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> server.bind(
                 new Listener(new InetSocketAddress("127.0.0.1", 0), WebPermission.all(), TlsMode.FORCE)));
         assertTrue(e.getMessage().contains("^SSL=force"), e.getMessage());
+    }
+
+    @Test
+    void anHttpRequestNotYetWholeCountsAsAHandshakeInProgress() throws Exception {
+        int port = start(ServerLimits.defaults().withHandshakes(100, 2));
+        StreamServer server = servers.get(0);
+        for (int i = 0; i < 2; i++) {
+            send(connect(port), "GET /api/v1/info HTTP/1.1\r\nHost: x\r\n");
+        }
+        waitFor(() -> server.gate().handshaking() == 2, "2 handshakes");
+        Socket third = connect(port);
+        send(third, "GET / HTTP/1.1\r\n\r\n");
+        assertTrue(readToClose(third).startsWith("HTTP/1.1 503 Service Unavailable"));
+        // once a request is whole, its connection is no longer a handshake
+        send(sockets.get(0), "\r\n");
+        assertTrue(readToClose(sockets.get(0)).startsWith("HTTP/1.1 200 OK"));
+        waitFor(() -> server.gate().handshaking() == 1, "1 handshake left");
     }
 }
