@@ -142,8 +142,17 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     /** Logs {@code message} about this client, at most once per address and message every 10 s. */
     public void log(ChannelHandlerContext ctx, String message) {
+        log(message, message);
+    }
+
+    /**
+     * Logs {@code message} (already safe: peer text escaped) at most once per client address and
+     * {@code reason} every 10 s, with the count of those left out; the reason is what repeats (a
+     * refusal's kind), the message may differ each time (hostnames, GUIDs).
+     */
+    public void log(String reason, String message) {
         String who = clientAddress();
-        long suppressed = logLimiter.admit(who, message, System.nanoTime());
+        long suppressed = logLimiter.admit(who, reason, System.nanoTime());
         if (suppressed >= 0) {
             LOG.info("{}: {}{}", who, message, PerAddressLogLimiter.suppressedNote(suppressed));
         }

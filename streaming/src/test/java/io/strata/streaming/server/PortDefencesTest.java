@@ -405,4 +405,37 @@ class PortDefencesTest {
         assertTrue(readToClose(sockets.get(0)).startsWith("HTTP/1.1 200 OK"));
         waitFor(() -> server.gate().handshaking() == 1, "1 handshake left");
     }
+
+    @Test
+    void refusalsRepeatedByOneAddressAreLoggedOncePerInterval() throws Exception {
+        ch.qos.logback.classic.Logger guardLog =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.strata.streaming");
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+                new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        guardLog.addAppender(lines);
+        try {
+            int port = start(ServerLimits.defaults());
+            for (int i = 0; i < 20; i++) {
+                Socket s = connect(port);
+                // a key the parent does not know, a new GUID and hostname each time
+                send(s, streamRequest(UUID.randomUUID().toString()).replace(KEY, "99999999-2222-3333-4444-555555555555")
+                        .replace("hostname=h", "hostname=h" + i));
+                assertEquals(HandshakeReplies.NOT_PERMITTED, readToClose(s));
+            }
+            List<String> refusals = new ArrayList<>();
+            synchronized (lines.list) {
+                for (var e : lines.list) {
+                    if (e.getFormattedMessage().contains("refused stream of host")) {
+                        refusals.add(e.getFormattedMessage());
+                    }
+                }
+            }
+            assertEquals(1, refusals.size(), refusals.toString());
+            assertTrue(refusals.get(0).contains("99999999-****") && !refusals.get(0).contains("99999999-2222"),
+                    refusals.get(0));
+        } finally {
+            guardLog.detachAppender(lines);
+        }
+    }
 }
