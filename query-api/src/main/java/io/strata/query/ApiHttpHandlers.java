@@ -43,7 +43,8 @@ public final class ApiHttpHandlers {
      * for, and where its answers are gzipped ({@link HttpPolicy}).
      */
     public static void install(ChannelPipeline p, ApiContext ctx, HttpPolicy policy) {
-        HttpDeadlines deadlines = new HttpDeadlines(policy.firstRequestTimeoutSeconds(), policy.idleTimeoutSeconds());
+        HttpDeadlines deadlines = new HttpDeadlines(policy.firstRequestTimeoutSeconds(), policy.idleTimeoutSeconds(),
+                policy.firstRequestWhole());
         p.addLast("strata-http-bytes", ApiServices.of(ctx).byteCounter());
         p.addLast("strata-http-deadlines", deadlines);
         p.addLast("strata-http-codec", new HttpServerCodec(MAX_INITIAL_LINE, MAX_HEADER_BYTES, 8192));

@@ -295,6 +295,40 @@ class HttpDefencesTest {
         assertEquals("The query timed out after 5000 ms ([web] query timeout ms = 5000).", e.getMessage());
     }
 
+    @Test
+    void answersGzippedOnAPoolOfTheirOwnComeWholeAndInOrder() throws Exception {
+        io.netty.util.concurrent.DefaultEventExecutorGroup gzipPool = new io.netty.util.concurrent.DefaultEventExecutorGroup(
+                1, new io.netty.util.concurrent.DefaultThreadFactory("test-gzip", true));
+        try {
+            TestServer s = server(new HttpPolicy(10, 60, HttpAccess.all(), false, true, gzipPool));
+            var plain = s.get("/api/v1/info");
+            assertEquals(200, plain.statusCode());
+            var gz = s.getBytes("/api/v1/info", "Accept-Encoding", "gzip");
+            assertEquals("gzip", gz.headers().firstValue("Content-Encoding").orElse(""));
+            String unzipped = TestServer.gunzip(gz.body());
+            assertTrue(unzipped.contains("\"uid\""), unzipped);
+            // pipelined requests for different files: every answer, gzipped, in the order asked
+            Socket sock = connect(s, 0);
+            StringBuilder reqs = new StringBuilder();
+            for (int i = 0; i < 20; i++) {
+                reqs.append("GET ").append(i % 2 == 0 ? "/index.html" : "/api/v1/info").append(" HTTP/1.1\r\nHost: x\r\n")
+                        .append("Accept-Encoding: gzip\r\n").append(i == 19 ? "Connection: close\r\n" : "")
+                        .append("\r\n");
+            }
+            send(sock, reqs.toString());
+            String all = readToClose(sock);
+            String[] answers = all.split("HTTP/1\\.1 200 OK");
+            assertEquals(21, answers.length, all.length() + " bytes");
+            for (int i = 1; i < answers.length; i++) {
+                String type = answers[i].toLowerCase(java.util.Locale.ROOT);
+                assertTrue(type.contains(i % 2 == 1 ? "content-type: text/html" : "content-type: application/json"),
+                        "answer " + i + " out of order: " + type.substring(0, Math.min(300, type.length())));
+            }
+        } finally {
+            gzipPool.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     /** The node's own host as the router sees it. */
     static final class ApiServicesHost {
         static io.strata.query.catalog.HostView local(ApiContext api) {

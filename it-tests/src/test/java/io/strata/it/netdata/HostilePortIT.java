@@ -183,6 +183,84 @@ class HostilePortIT {
         }
     }
 
+    /**
+     * The same attacks, in turn, against a real Netdata 1.37.1 parent with its default [web] settings
+     * (a real child streaming into it), for the figures of docs/benchmarks.md. On demand only
+     * ({@code -Dstrata.attack.netdata=true}): Netdata holds an idle connection for 60 s, so this takes
+     * minutes. It asserts nothing about Netdata; it prints what Netdata did.
+     */
+    @Test
+    void theSameAttacksAgainstARealNetdataParent() throws Exception {
+        boolean asked = Boolean.getBoolean("strata.attack.netdata");
+        if (!asked) {
+            System.out.println("SKIPPED: figures for docs/benchmarks.md; run with -Dstrata.attack.netdata=true");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(asked, "not asked for");
+        RealNetdata.assumeInstalled();
+        int parentPort = RealNetdata.freePort();
+        try (RealNetdata parent = RealNetdata.parent(tmp.resolve("ndparent"), "ndparent", parentPort, true);
+             RealNetdata child = RealNetdata.child(tmp.resolve("ndchild"), "ndchild", RealNetdata.freePort(),
+                     "127.0.0.1:" + parentPort, true)) {
+            parent.start(Duration.ofSeconds(900));
+            child.start(Duration.ofSeconds(900));
+            assertTrue(child.waitForLog("established link with negotiated capabilities", Duration.ofSeconds(60)),
+                    "the child did not connect: " + child.errorLog());
+            Thread.sleep(15_000);
+            Poller poller = new Poller(parentPort);
+            Thread pollThread = new Thread(poller, "api-poller");
+            pollThread.start();
+            Thread.sleep(3_000);
+            poller.p99AndReset();
+            Thread.sleep(10_000);
+            double quietP99 = poller.p99AndReset();
+            List<String> report = new ArrayList<>();
+            Duration wait = Duration.ofSeconds(75);
+            long fdsBefore = netdataFds(parent);
+            try (PortAttack a = new PortAttack(new InetSocketAddress("127.0.0.1", parentPort), 10, 8)) {
+                report.add(a.idle(IDLE, wait).toString());
+                report.add(a.slowloris(SLOWLORIS, false, wait).toString());
+                report.add(a.slowloris(SLOWLORIS, true, wait).toString());
+                report.add(a.pipelinersThatNeverRead(PIPELINERS, PIPELINED_REQUESTS,
+                        "/host/ndchild/api/v1/data?chart=system.cpu&after=-600&points=600&group=median",
+                        Duration.ofSeconds(IDLE_TIMEOUT + 5), wait).toString());
+                PortAttack.Figures storm = a.reconnectStorm(STORM_CHILDREN, RealNetdata.API_KEY, STORM, 1);
+                report.add(storm + " " + PortAttack.classify(storm.replies()));
+            }
+            double attackP99 = poller.p99AndReset();
+            poller.stop();
+            pollThread.join(10_000);
+            report.add(String.format("Netdata parent: poller p99 quiet %.1f ms, under the attacks in turn %.1f ms; %d polls"
+                    + " failed %s; parent fds %d before, %d after", quietP99, attackP99, poller.failures,
+                    poller.failureSamples, fdsBefore, netdataFds(parent)));
+            report.forEach(r -> System.out.println("[attack netdata] " + r));
+        }
+    }
+
+    /** Open descriptors of the netdata process of {@code n} (found by its command line), -1 if not found. */
+    static long netdataFds(RealNetdata n) {
+        String conf = n.base().resolve("etc/netdata.conf").toString();
+        try (var procs = Files.list(Path.of("/proc"))) {
+            for (Path p : (Iterable<Path>) procs::iterator) {
+                if (!p.getFileName().toString().matches("[0-9]+")) {
+                    continue;
+                }
+                try {
+                    String cmd = new String(Files.readAllBytes(p.resolve("cmdline")), java.nio.charset.StandardCharsets.UTF_8);
+                    if (cmd.startsWith(RealNetdata.BINARY.toString()) && cmd.contains(conf)) {
+                        try (var fds = Files.list(p.resolve("fd"))) {
+                            return fds.count();
+                        }
+                    }
+                } catch (java.io.IOException gone) {
+                    // the process ended meanwhile
+                }
+            }
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+        return -1;
+    }
+
     /** Every connection of the attack was closed by the parent, the last within {@code seconds}. */
     static void checkClosedWithin(PortAttack.Figures f, double seconds) {
         assertEquals(0, f.stillOpen(), f.toString());

@@ -155,7 +155,8 @@ public final class StrataNode implements Closeable {
             }
         }
         return new io.strata.query.http.HttpPolicy(conn.firstRequestTimeoutSeconds(),
-                config.web().idleTimeoutSeconds(), access, conn.redirectToTls(), config.web().gzip(), gzip);
+                config.web().idleTimeoutSeconds(), access, conn.redirectToTls(), config.web().gzip(), gzip,
+                conn.handshakeDone());
     }
 
     private static final int PROGRESS_SECONDS = 10;

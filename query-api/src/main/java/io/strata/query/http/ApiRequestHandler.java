@@ -188,7 +188,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             return text(e.status(), e.contentType(), e.getMessage());
         } catch (Throwable e) {
             // whatever failed, the connection gets an answer: without one it would wait forever
-            log.error("{} {} failed", p.method, p.uri, e);
+            log.error("{} {} failed", p.method, printable(p.uri), e);
             return text(HttpResponseStatus.INTERNAL_SERVER_ERROR, ContentTypes.TEXT_PLAIN,
                     "Internal error: " + e.getClass().getSimpleName());
         }
@@ -277,6 +277,23 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         return resp;
     }
 
+    /** A request target for the log: control characters as {@code \xNN}, at most 512 characters. */
+    static String printable(String uri) {
+        StringBuilder sb = new StringBuilder(Math.min(uri.length(), 512) + 8);
+        for (int i = 0; i < uri.length() && i < 512; i++) {
+            char c = uri.charAt(i);
+            if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029') {
+                sb.append(c > 0xff ? String.format("\\u%04x", (int) c) : String.format("\\x%02x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        if (uri.length() > 512) {
+            sb.append("...");
+        }
+        return sb.toString();
+    }
+
     private static String clientOf(SocketAddress a) {
         if (a instanceof InetSocketAddress isa) {
             return isa.getAddress() != null ? isa.getAddress().getHostAddress() : isa.getHostString();
@@ -292,7 +309,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("closing HTTP connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        log.debug("closing HTTP connection from {}: {}", ctx.channel().remoteAddress(), printable(cause.toString()));
         ctx.close();
     }
 }

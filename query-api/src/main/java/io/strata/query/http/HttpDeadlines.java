@@ -30,6 +30,7 @@ public final class HttpDeadlines extends ChannelInboundHandlerAdapter {
     private final long idleNanos;
     private final int requestSeconds;
     private final int idleSeconds;
+    private Runnable firstRequestWhole;
     private ChannelHandlerContext ctx;
     /** When the request not yet whole started, or -1. */
     private long partialSince = -1;
@@ -40,6 +41,12 @@ public final class HttpDeadlines extends ChannelInboundHandlerAdapter {
     private long timerAt;
 
     public HttpDeadlines(int requestSeconds, int idleSeconds) {
+        this(requestSeconds, idleSeconds, null);
+    }
+
+    /** @param firstRequestWhole called once when the first request is whole (may be null) */
+    public HttpDeadlines(int requestSeconds, int idleSeconds, Runnable firstRequestWhole) {
+        this.firstRequestWhole = firstRequestWhole;
         this.requestSeconds = requestSeconds;
         this.idleSeconds = idleSeconds;
         this.requestNanos = TimeUnit.SECONDS.toNanos(requestSeconds);
@@ -70,6 +77,11 @@ public final class HttpDeadlines extends ChannelInboundHandlerAdapter {
 
     /** A whole request reached the API handler. */
     void requestReceived() {
+        Runnable first = firstRequestWhole;
+        if (first != null) {
+            firstRequestWhole = null;
+            first.run();
+        }
         partialSince = -1;
         unanswered++;
     }

@@ -23,9 +23,12 @@ import java.util.Set;
  *                                   that accept it
  * @param gzipExecutor               where answers are gzipped (off the event loops that carry streams); null:
  *                                   on the connection's event loop
+ * @param firstRequestWhole          called once, when the connection's first request is whole (the port
+ *                                   then stops counting it as a handshake in progress)
  */
 public record HttpPolicy(int firstRequestTimeoutSeconds, int idleTimeoutSeconds, Set<HttpAccess> access,
-                         boolean redirectToTls, boolean gzip, EventExecutorGroup gzipExecutor) {
+                         boolean redirectToTls, boolean gzip, EventExecutorGroup gzipExecutor,
+                         Runnable firstRequestWhole) {
 
     public static final int DEFAULT_FIRST_REQUEST_TIMEOUT_SECONDS = 10;
     /** Netdata's default of {@code disconnect idle clients after seconds}. */
@@ -37,6 +40,14 @@ public record HttpPolicy(int firstRequestTimeoutSeconds, int idleTimeoutSeconds,
         }
         Objects.requireNonNull(access, "access");
         access = access.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(access));
+        if (firstRequestWhole == null) {
+            firstRequestWhole = () -> { };
+        }
+    }
+
+    public HttpPolicy(int firstRequestTimeoutSeconds, int idleTimeoutSeconds, Set<HttpAccess> access,
+                      boolean redirectToTls, boolean gzip, EventExecutorGroup gzipExecutor) {
+        this(firstRequestTimeoutSeconds, idleTimeoutSeconds, access, redirectToTls, gzip, gzipExecutor, null);
     }
 
     /** Everything allowed, the default deadlines, gzip on the event loop. */
@@ -46,6 +57,7 @@ public record HttpPolicy(int firstRequestTimeoutSeconds, int idleTimeoutSeconds,
     }
 
     public HttpPolicy withTimeouts(int firstRequestSeconds, int idleSeconds) {
-        return new HttpPolicy(firstRequestSeconds, idleSeconds, access, redirectToTls, gzip, gzipExecutor);
+        return new HttpPolicy(firstRequestSeconds, idleSeconds, access, redirectToTls, gzip, gzipExecutor,
+                firstRequestWhole);
     }
 }

@@ -99,7 +99,8 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         try {
             req = StreamRequest.parse(request, request.length);
         } catch (StreamRequestException e) {
-            LOG.warn("{}: unreadable STREAM request: {}", remote, LogText.escape(e.getMessage()));
+            logRefusal(ctx, "unreadable STREAM request", "unreadable STREAM request: "
+                    + LogText.escape(e.getMessage()));
             refuse(ctx, io.strata.streaming.handshake.HandshakeReplies.NOT_PERMITTED.getBytes(
                     java.nio.charset.StandardCharsets.US_ASCII), rest, more);
             return;
@@ -107,8 +108,9 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         StreamAuthorizer.Decision d = rc.authorizer().decide(req, remote, System.currentTimeMillis(), rc.registry());
         if (!d.accepted()) {
             rc.stats().connectionsRefused.increment();
-            LOG.info("{}: refused stream of host '{}' ({}): {}", remote, LogText.escape(req.hostname()),
-                    LogText.escape(req.machineGuid()), d.logMessage());
+            logRefusal(ctx, "stream refused: " + d.kind(), "refused stream of host '"
+                    + LogText.escape(req.hostname()) + "' (" + LogText.escape(req.machineGuid()) + "): "
+                    + d.logMessage());
             refuse(ctx, d.reply(), rest, more);
             return;
         }
@@ -172,6 +174,16 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         if (more != null) {
             p.fireChannelRead(more);
+        }
+    }
+
+    /** Refusals repeat (a child retrying, a client hammering): one line per address and kind every 10 s. */
+    private static void logRefusal(ChannelHandlerContext ctx, String kind, String message) {
+        io.strata.streaming.server.ConnectionGuard guard = io.strata.streaming.server.ConnectionGuard.of(ctx.channel());
+        if (guard != null) {
+            guard.log(kind, message);
+        } else {
+            LOG.info("{}: {}", remote(ctx), message);
         }
     }
 

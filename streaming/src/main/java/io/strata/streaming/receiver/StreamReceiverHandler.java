@@ -112,7 +112,8 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
 
     private void protocolError(ChannelHandlerContext ctx, String message) {
         stats.protocolErrors.increment();
-        LOG.warn("{}: protocol error, closing the stream: {}", who, message);
+        // the message quotes what the child sent: escaped, so that it cannot forge log lines
+        LOG.warn("{}: protocol error, closing the stream: {}", who, io.strata.streaming.server.LogText.escape(message));
         closeReason = "protocol error: " + message;
         close(ctx);
     }

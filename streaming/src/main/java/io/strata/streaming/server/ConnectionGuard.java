@@ -29,8 +29,8 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     private final Listener listener;
     private final WebAccessRules rules;
     private final PerAddressLogLimiter logLimiter;
-    private ConnectionGate.Ticket ticket;
-    private ScheduledFuture<?> deadline;
+    private volatile ConnectionGate.Ticket ticket;
+    private volatile ScheduledFuture<?> deadline;
     private InetAddress address;
     private Set<WebPermission> permissions;
     private boolean tls;
@@ -84,14 +84,24 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The handshake is over: the deadline no longer applies and the connection stops counting as one. */
+    /**
+     * The handshake is over: the deadline no longer applies and the connection stops counting as one.
+     * May be called from any thread (the HTTP side calls it when the first request is whole).
+     */
     public void handshakeDone() {
-        if (deadline != null) {
-            deadline.cancel(false);
-            deadline = null;
+        ConnectionGate.Ticket t = ticket;
+        if (t != null) {
+            t.handshakeDone();
         }
-        if (ticket != null) {
-            ticket.handshakeDone();
+        cancelDeadline();
+    }
+
+    /** The guard's deadline no longer applies (another handler has its own). */
+    public void cancelDeadline() {
+        ScheduledFuture<?> d = deadline;
+        if (d != null) {
+            d.cancel(false);
+            deadline = null;
         }
     }
 
@@ -132,8 +142,17 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
     /** Logs {@code message} about this client, at most once per address and message every 10 s. */
     public void log(ChannelHandlerContext ctx, String message) {
+        log(message, message);
+    }
+
+    /**
+     * Logs {@code message} (already safe: peer text escaped) at most once per client address and
+     * {@code reason} every 10 s, with the count of those left out; the reason is what repeats (a
+     * refusal's kind), the message may differ each time (hostnames, GUIDs).
+     */
+    public void log(String reason, String message) {
         String who = clientAddress();
-        long suppressed = logLimiter.admit(who, message, System.nanoTime());
+        long suppressed = logLimiter.admit(who, reason, System.nanoTime());
         if (suppressed >= 0) {
             LOG.info("{}: {}{}", who, message, PerAddressLogLimiter.suppressedNote(suppressed));
         }

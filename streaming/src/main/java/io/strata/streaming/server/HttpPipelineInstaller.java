@@ -17,17 +17,22 @@ public interface HttpPipelineInstaller {
      * @param redirectToTls              plain text on a {@code ^SSL=force} listener: answer with a redirect
      * @param firstRequestTimeoutSeconds {@code [web] timeout for first request}: the first request must be
      *                                   whole within it
+     * @param handshakeDone              to call once the first request is whole: the connection then stops
+     *                                   counting against {@code max handshakes in progress}
      */
     record HttpConnection(java.util.Set<WebPermission> permissions, boolean tls, boolean redirectToTls,
-                          int firstRequestTimeoutSeconds) {
+                          int firstRequestTimeoutSeconds, Runnable handshakeDone) {
         public HttpConnection {
             permissions = java.util.Set.copyOf(permissions);
+            if (handshakeDone == null) {
+                handshakeDone = () -> { };
+            }
         }
 
         /** Everything allowed, plain text, the default deadline. */
         public static HttpConnection unrestricted() {
             return new HttpConnection(WebPermission.all(), false, false,
-                    ServerLimits.DEFAULT_FIRST_REQUEST_TIMEOUT_SECONDS);
+                    ServerLimits.DEFAULT_FIRST_REQUEST_TIMEOUT_SECONDS, null);
         }
     }
 

@@ -95,10 +95,11 @@ public final class PortUnificationHandler extends ByteToMessageDecoder {
                     in.skipBytes(n);
                     return;
                 }
-                guard.handshakeDone();
+                // the HTTP side has its own request deadline; the handshake ends with the first whole request
+                guard.cancelDeadline();
                 conn = new HttpPipelineInstaller.HttpConnection(guard.permissions(), guard.isTls(),
                         guard.listener().tls() == TlsMode.FORCE && !guard.isTls(),
-                        receiversTimeout(guard));
+                        guard.firstRequestTimeoutSeconds(), guard::handshakeDone);
             }
             http.install(p, conn);
         } else {
@@ -107,10 +108,6 @@ public final class PortUnificationHandler extends ByteToMessageDecoder {
             return;
         }
         p.remove(this);
-    }
-
-    private static int receiversTimeout(ConnectionGuard guard) {
-        return guard.firstRequestTimeoutSeconds();
     }
 
     /** The guard's decisions on a {@code STREAM}; false when it was refused (the reply is on its way). */

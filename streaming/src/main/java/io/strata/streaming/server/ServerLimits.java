@@ -2,8 +2,8 @@ package io.strata.streaming.server;
 
 /**
  * What one client may hold of the node's port before and after it is trusted. A connection is
- * <em>in its handshake</em> from the accept until its protocol is known and, for a {@code STREAM},
- * until the parent accepted it; it is <em>open</em> until it closes.
+ * <em>in its handshake</em> from the accept until the parent accepted its {@code STREAM}, or until its
+ * first HTTP request is whole; it is <em>open</em> until it closes.
  *
  * @param firstRequestTimeoutSeconds    {@code [web] timeout for first request}: from the accept to the
  *                                      first bytes and, for a stream, to its acceptance; the HTTP side

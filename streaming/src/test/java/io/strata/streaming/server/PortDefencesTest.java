@@ -82,13 +82,23 @@ class PortDefencesTest {
         engine.close();
     }
 
-    /** An HTTP side that answers every connection "OK" once it has a line, then closes. */
+    /**
+     * An HTTP side that answers "OK" and closes once it has a whole request head, telling the port that
+     * the handshake is over then (as the query API does).
+     */
     static final HttpPipelineInstaller OK_HTTP = (p, conn) -> p.addLast(new ChannelInboundHandlerAdapter() {
+        final StringBuilder head = new StringBuilder();
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ((ByteBuf) msg).release();
-            ctx.writeAndFlush(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK",
-                    StandardCharsets.US_ASCII)).addListener(ChannelFutureListener.CLOSE);
+            ByteBuf b = (ByteBuf) msg;
+            head.append(b.toString(StandardCharsets.ISO_8859_1));
+            b.release();
+            if (head.indexOf("\r\n\r\n") >= 0) {
+                conn.handshakeDone().run();
+                ctx.writeAndFlush(Unpooled.copiedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK",
+                        StandardCharsets.US_ASCII)).addListener(ChannelFutureListener.CLOSE);
+            }
         }
     });
 
@@ -309,5 +319,123 @@ class PortDefencesTest {
         String all = readToClose(s);
         assertTrue(all.startsWith(HandshakeReplies.PROMPT_VERSION), all);
         waitFor(() -> rc.registry().connected() == 0, "the stream unregistered");
+    }
+
+    /** A self-signed certificate made with openssl, or null (the test is then skipped) when there is no openssl. */
+    io.netty.handler.ssl.SslContext selfSigned() throws Exception {
+        Path cert = dir.resolve("cert.pem");
+        Path key = dir.resolve("key.pem");
+        Process p;
+        try {
+            p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.toString(),
+                    "-out", cert.toString(), "-days", "1", "-subj", "/CN=localhost")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("openssl.log").toFile()).start();
+        } catch (IOException e) {
+            System.out.println("SKIPPED: openssl is not installed; it makes the test's certificate");
+            org.junit.jupiter.api.Assumptions.abort("openssl is not installed");
+            return null;
+        }
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0, "openssl failed");
+        return TlsContexts.server(cert, key);
+    }
+
+    static Socket tlsConnect(int port) throws Exception {
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(null, new javax.net.ssl.TrustManager[]{new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+                // the test's self-signed certificate
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        }}, null);
+        Socket s = ctx.getSocketFactory().createSocket("127.0.0.1", port);
+        s.setSoTimeout(WAIT_MILLIS);
+        return s;
+    }
+
+    @Test
+    void aForcedTlsListenerRefusesAPlainStreamAndAcceptsOneOverTls() throws Exception {
+        io.netty.handler.ssl.SslContext tls = selfSigned();
+        StreamServer server = new StreamServer(rc, tls, OK_HTTP, 2, ServerLimits.defaults(), WebAccessRules.allowAll());
+        servers.add(server);
+        int port = server.bind(new Listener(new InetSocketAddress("127.0.0.1", 0), WebPermission.all(), TlsMode.FORCE))
+                .getPort();
+        Socket plain = connect(port);
+        send(plain, streamRequest(UUID.randomUUID().toString()));
+        assertEquals(HandshakeReplies.NOT_PERMITTED, readToClose(plain));
+
+        Socket overTls = tlsConnect(port);
+        sockets.add(overTls);
+        send(overTls, streamRequest(UUID.randomUUID().toString()));
+        byte[] buf = new byte[256];
+        int n = overTls.getInputStream().read(buf);
+        assertTrue(new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith(HandshakeReplies.PROMPT_VERSION));
+    }
+
+    @Test
+    void forcingTlsWithoutACertificateIsRefusedAtBind() {
+        StreamServer server = new StreamServer(rc, null, OK_HTTP, 1, ServerLimits.defaults(), WebAccessRules.allowAll());
+        servers.add(server);
+        IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> server.bind(
+                new Listener(new InetSocketAddress("127.0.0.1", 0), WebPermission.all(), TlsMode.FORCE)));
+        assertTrue(e.getMessage().contains("^SSL=force"), e.getMessage());
+    }
+
+    @Test
+    void anHttpRequestNotYetWholeCountsAsAHandshakeInProgress() throws Exception {
+        int port = start(ServerLimits.defaults().withHandshakes(100, 2));
+        StreamServer server = servers.get(0);
+        for (int i = 0; i < 2; i++) {
+            send(connect(port), "GET /api/v1/info HTTP/1.1\r\nHost: x\r\n");
+        }
+        waitFor(() -> server.gate().handshaking() == 2, "2 handshakes");
+        Socket third = connect(port);
+        send(third, "GET / HTTP/1.1\r\n\r\n");
+        assertTrue(readToClose(third).startsWith("HTTP/1.1 503 Service Unavailable"));
+        // once a request is whole, its connection is no longer a handshake
+        send(sockets.get(0), "\r\n");
+        assertTrue(readToClose(sockets.get(0)).startsWith("HTTP/1.1 200 OK"));
+        waitFor(() -> server.gate().handshaking() == 1, "1 handshake left");
+    }
+
+    @Test
+    void refusalsRepeatedByOneAddressAreLoggedOncePerInterval() throws Exception {
+        ch.qos.logback.classic.Logger guardLog =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.strata.streaming");
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+                new ch.qos.logback.core.read.ListAppender<>();
+        lines.start();
+        guardLog.addAppender(lines);
+        try {
+            int port = start(ServerLimits.defaults());
+            for (int i = 0; i < 20; i++) {
+                Socket s = connect(port);
+                // a key the parent does not know, a new GUID and hostname each time
+                send(s, streamRequest(UUID.randomUUID().toString()).replace(KEY, "99999999-2222-3333-4444-555555555555")
+                        .replace("hostname=h", "hostname=h" + i));
+                assertEquals(HandshakeReplies.NOT_PERMITTED, readToClose(s));
+            }
+            List<String> refusals = new ArrayList<>();
+            synchronized (lines.list) {
+                for (var e : lines.list) {
+                    if (e.getFormattedMessage().contains("refused stream of host")) {
+                        refusals.add(e.getFormattedMessage());
+                    }
+                }
+            }
+            assertEquals(1, refusals.size(), refusals.toString());
+            assertTrue(refusals.get(0).contains("99999999-****") && !refusals.get(0).contains("99999999-2222"),
+                    refusals.get(0));
+        } finally {
+            guardLog.detachAppender(lines);
+        }
     }
 }
