@@ -11,15 +11,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A node's configuration, read from Netdata-style {@code netdata.conf} and {@code stream.conf}
- * in one directory, with Netdata's keys and defaults where Netdata has them. A value that cannot
+ * A node's configuration, read from Netdata-style {@code netdata.conf}, {@code stream.conf} and
+ * {@code exporting.conf} in one directory, with Netdata's keys and defaults where Netdata has them. A value that cannot
  * be used stops the start with a message naming its file, line and key.
  */
 public record NodeConfig(Path dir, String hostname, int updateEvery, int storageTiers, long[] tierDiskSpaceMb,
                          Path cacheDir, Path libDir, List<InetSocketAddress> bindTo, int acceptStreamEverySeconds,
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
                          int syntheticCharts, int syntheticDimensions, boolean procPlugin, StreamConfig stream,
-                         Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, List<String> warnings) {
+                         Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, List<String> warnings,
+                         io.strata.exporting.config.ExportingConfig exporting) {
 
     public static final int DEFAULT_PORT = 19999;
 
@@ -71,6 +72,14 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         StreamConfig stream = StreamConfig.from(st);
         warnings.addAll(stream.warnings());
+        // exporting.conf: Netdata's exporting engine, here Prometheus remote write from the engine (docs/exporting.md)
+        io.strata.exporting.config.ExportingConfig exporting;
+        try {
+            exporting = io.strata.exporting.config.ExportingConfig.load(dir, hostname);
+        } catch (io.strata.exporting.config.ExportingConfigException e) {
+            throw new ConfigException(e.getMessage());
+        }
+        warnings.addAll(exporting.warnings());
         for (IniFile.Entry e : nd.unusedEntries()) {
             warnings.add(e.file() + ":" + e.line() + ": [" + e.section() + "] " + e.name()
                     + " is not a key Strata knows; ignored");
@@ -81,7 +90,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, bind, acceptEvery, replication,
                 toReplicate, perStep, synthCharts, synthDims, proc, stream, cert.isEmpty() ? null : Path.of(cert),
-                key.isEmpty() ? null : Path.of(key), dbEngine, List.copyOf(warnings));
+                key.isEmpty() ? null : Path.of(key), dbEngine, List.copyOf(warnings), exporting);
     }
 
     public Path dbDir() {
