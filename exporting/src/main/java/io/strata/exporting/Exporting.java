@@ -43,7 +43,8 @@ public final class Exporting implements Closeable {
             for (TargetConfig t : cfg.targets()) {
                 PositionStore positions = PositionStore.open(stateDir, t.name());
                 list.add(new TargetExporter(t, engine, localHost, ownership, positions, new RemoteWriteClient(t),
-                        RetryPolicy.defaults(), new ExportMeters(meters, t.name()), System::currentTimeMillis));
+                        RetryPolicy.defaults(), new ExportMeters(meters, t.name()), System::currentTimeMillis,
+                        TargetExporter.SETTLE_MILLIS));
             }
         }
         Exporting e = new Exporting(List.copyOf(list));

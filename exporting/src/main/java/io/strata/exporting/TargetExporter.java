@@ -65,9 +65,10 @@ final class TargetExporter implements Closeable {
     private final WriteRequestEncoder encoder = new WriteRequestEncoder();
     private final Map<UUID, HostState> hosts = new LinkedHashMap<>();
     private final long tickMillis;
+    private final long settleMillis;
     private final Thread thread;
     private volatile boolean closed;
-    private long hostsRefreshedAt = Long.MIN_VALUE;
+    private long hostsRefreshedAt = Long.MIN_VALUE / 2;
     private long nextSendAllowedNanos;
 
     // failure reporting
@@ -83,8 +84,9 @@ final class TargetExporter implements Closeable {
 
     TargetExporter(TargetConfig cfg, StorageEngine engine, UUID localHost, HostOwnership ownership,
                    PositionStore positions, RemoteWriteClient client, RetryPolicy retry, ExportMeters meters,
-                   LongSupplier clockMillis) {
+                   LongSupplier clockMillis, long settleMillis) {
         this.cfg = cfg;
+        this.settleMillis = settleMillis;
         this.engine = engine;
         this.localHost = localHost;
         this.ownership = ownership;
@@ -277,7 +279,7 @@ final class TargetExporter implements Closeable {
     private void takeOver(HostState h, long frontier, long now) throws IOException {
         h.owned = true;
         h.releaseAt = -1;
-        h.settledAt = now + (h.local ? 0 : SETTLE_MILLIS);
+        h.settledAt = now + (h.local ? 0 : settleMillis);
         long persisted = positions.position(h.guid);
         if (!positions.released(h.guid)) {
             // this node exported the host last: resume exactly there (a restart, a kill -9, a reconnection)
