@@ -75,6 +75,7 @@ final class TargetExporter implements Closeable {
     private long failingSinceMillis;
     private long failedAttempts;
     private long lastWarnMillis;
+    private long lastErrorLogMillis = Long.MIN_VALUE / 2;
 
     // per-batch scratch, grown as needed
     private long[] times = new long[0];
@@ -124,7 +125,12 @@ final class TargetExporter implements Closeable {
                 if (closed) {
                     break;
                 }
-                LOG.warn("exporting to {}: {}", cfg.section(), e.toString());
+                // a position that cannot be written (a full disk): once, then every 10 s while it lasts
+                long now = clockMillis.getAsLong();
+                if (now - lastErrorLogMillis >= WARN_EVERY_MILLIS) {
+                    lastErrorLogMillis = now;
+                    LOG.warn("exporting to {}: {} (retrying each second)", cfg.section(), e.toString());
+                }
                 try {
                     Thread.sleep(1000);
                 } catch (InterruptedException ie) {
@@ -177,8 +183,31 @@ final class TargetExporter implements Closeable {
                 continue;
             }
             HostState h = hosts.computeIfAbsent(guid, g -> new HostState(g, local));
-            h.series = series(md, md.hostId(guid), info, local);
+            int hostId = md.hostId(guid);
+            long signature = signature(md, hostId, info);
+            if (signature != h.signature || h.series.isEmpty()) {
+                // labels are built (and serialized) only when the host's charts, dimensions or labels changed
+                h.series = series(md, hostId, info, local);
+                h.signature = signature;
+            }
         }
+    }
+
+    /** Changes when a chart, a dimension or a label of the host does. */
+    private static long signature(MetadataStore md, int hostId, HostInfo host) {
+        if (hostId < 0) {
+            return 0;
+        }
+        long sig = host.hashCode();
+        for (int chartId : md.charts(hostId)) {
+            ChartInfo c = md.chart(chartId);
+            sig = sig * 31 + (c == null ? 0 : c.hashCode());
+            for (int metric : md.metrics(chartId)) {
+                DimensionInfo d = md.dimension(metric);
+                sig = sig * 31 + metric * 7L + (d == null ? 0 : d.hashCode());
+            }
+        }
+        return sig;
     }
 
     /** The exported series of a host: one per dimension of each chart that matches, labels built once. */
@@ -514,6 +543,7 @@ final class TargetExporter implements Closeable {
         final UUID guid;
         final boolean local;
         List<Series> series = List.of();
+        long signature;
         boolean owned;
         boolean resumed;
         long position = -1;
