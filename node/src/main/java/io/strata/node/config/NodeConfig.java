@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A node's configuration, read from Netdata-style {@code netdata.conf} and {@code stream.conf}
- * in one directory, with Netdata's keys and defaults where Netdata has them. A value that cannot
+ * A node's configuration, read from Netdata-style {@code netdata.conf}, {@code stream.conf} and
+ * {@code exporting.conf} in one directory, with Netdata's keys and defaults where Netdata has them. A value that cannot
  * be used stops the start with a message naming its file, line and key.
  */
 public record NodeConfig(Path dir, String hostname, int updateEvery, int storageTiers, long[] tierDiskSpaceMb,
@@ -20,7 +20,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
                          int syntheticCharts, int syntheticDimensions, boolean procPlugin, StreamConfig stream,
                          Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, WebSettings web,
-                         List<String> warnings) {
+                         List<String> warnings, io.strata.exporting.config.ExportingConfig exporting) {
 
     public static final int DEFAULT_PORT = 19999;
 
@@ -83,6 +83,14 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                     .map(io.strata.streaming.config.IniFile.Entry::location).orElse(streamConf.toString());
             throw new ConfigException(where + ": " + trust);
         }
+        // exporting.conf: Netdata's exporting engine, here Prometheus remote write from the engine (docs/exporting.md)
+        io.strata.exporting.config.ExportingConfig exporting;
+        try {
+            exporting = io.strata.exporting.config.ExportingConfig.load(dir, hostname);
+        } catch (io.strata.exporting.config.ExportingConfigException e) {
+            throw new ConfigException(e.getMessage());
+        }
+        warnings.addAll(exporting.warnings());
         for (IniFile.Entry e : nd.unusedEntries()) {
             warnings.add(e.file() + ":" + e.line() + ": [" + e.section() + "] " + e.name()
                     + " is not a key Strata knows; ignored");
@@ -93,7 +101,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, List.copyOf(bind), acceptEvery, replication,
                 toReplicate, perStep, synthCharts, synthDims, proc, stream, cert.isEmpty() ? null : Path.of(cert),
-                key.isEmpty() ? null : Path.of(key), dbEngine, web, List.copyOf(warnings));
+                key.isEmpty() ? null : Path.of(key), dbEngine, web, List.copyOf(warnings), exporting);
     }
 
     public Path dbDir() {

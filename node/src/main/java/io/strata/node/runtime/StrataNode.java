@@ -115,6 +115,10 @@ public final class StrataNode implements Closeable {
             for (io.strata.streaming.server.Listener l : config.web().listeners()) {
                 node.listening.add(node.server.bind(l));
             }
+            if (config.exporting().exports()) {
+                node.roles.add(io.strata.exporting.Exporting.start(config.exporting(), engine, guid,
+                        node.exportOwnership(), config.libDir().resolve("exporting"), meters));
+            }
             node.housekeeping.scheduleWithFixedDelay(node::syncMetadata, 1, 1, TimeUnit.SECONDS);
             node.housekeeping.scheduleWithFixedDelay(node::logReplicationProgress, PROGRESS_SECONDS, PROGRESS_SECONDS,
                     TimeUnit.SECONDS);
@@ -210,6 +214,25 @@ public final class StrataNode implements Closeable {
                 }
             }
         }
+    }
+
+    /**
+     * What this node exports (docs/exporting.md): its own host, and the hosts it receives directly from
+     * themselves (hops 1); their export waits while their gaps are being replicated.
+     */
+    private io.strata.exporting.HostOwnership exportOwnership() {
+        return new io.strata.exporting.HostOwnership() {
+            @Override
+            public boolean exports(UUID host) {
+                return host.equals(machineGuid) || receivers().liveHops(host.toString()) == 1;
+            }
+
+            @Override
+            public boolean filling(UUID host) {
+                ReceiverRegistry.Active a = receivers().snapshot().get(host.toString());
+                return a != null && a.chartsReplicating() > 0;
+            }
+        };
     }
 
     /** Adds a role (a sender, collectors) to stop with the node. */

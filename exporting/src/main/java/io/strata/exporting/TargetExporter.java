@@ -1,0 +1,564 @@
+package io.strata.exporting;
+
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.ChartInfo;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.HostInfo;
+import io.strata.engine.meta.MetadataStore;
+import io.strata.engine.page.StorageNumber;
+import io.strata.engine.registry.MetricRegistry;
+import io.strata.exporting.config.DataSource;
+import io.strata.exporting.config.TargetConfig;
+import io.strata.exporting.position.PositionStore;
+import io.strata.exporting.remotewrite.LabelSet;
+import io.strata.exporting.remotewrite.NetdataNames;
+import io.strata.exporting.remotewrite.RemoteWriteClient;
+import io.strata.exporting.remotewrite.RetryPolicy;
+import io.strata.exporting.remotewrite.WriteRequestEncoder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+
+/**
+ * Exports to one target, on a thread of its own: per host this node exports ({@link HostOwnership}),
+ * reads the engine's tier 0 from the host's position (the last second the target acknowledged,
+ * {@link PositionStore}) up to the host's frontier (the newest second every live metric of the host has
+ * reached), folds it into samples of {@code update every} seconds, sends them in requests of at most
+ * {@code max samples per request}, retries what may be retried, and moves the position only after the
+ * target acknowledged. So a target outage, a node restart or a kill -9 resumes where the target stopped:
+ * no gap, and no duplicate beyond the one request that may have been acknowledged just before a kill.
+ *
+ * <p>Catching up after an outage is bounded by {@code max samples per second}; hosts take turns, one
+ * request each, so that one host's backlog does not hold the others' live data back.
+ */
+final class TargetExporter implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TargetExporter.class);
+
+    /** A metric this far behind its host's newest one is no longer collected: it does not hold the frontier. */
+    static final long STALE_SECONDS = 120;
+    /** The host list and each host's series are read again this often. */
+    static final long REFRESH_MILLIS = 5_000;
+    /** After a host becomes ours, its stream settles (replication requests start) before export resumes. */
+    static final long SETTLE_MILLIS = 3_000;
+    /** Rate of failure warnings while a target keeps failing. */
+    static final long WARN_EVERY_MILLIS = 10_000;
+
+    private final TargetConfig cfg;
+    private final StorageEngine engine;
+    private final UUID localHost;
+    private final HostOwnership ownership;
+    private final PositionStore positions;
+    private final RemoteWriteClient client;
+    private final RetryPolicy retry;
+    private final ExportMeters meters;
+    private final LongSupplier clockMillis;
+    private final WriteRequestEncoder encoder = new WriteRequestEncoder();
+    private final Map<UUID, HostState> hosts = new LinkedHashMap<>();
+    private final long tickMillis;
+    private final long settleMillis;
+    private final Thread thread;
+    private volatile boolean closed;
+    private long hostsRefreshedAt = Long.MIN_VALUE / 2;
+    private long nextSendAllowedNanos;
+
+    // failure reporting
+    private long failingSinceMillis;
+    private long failedAttempts;
+    private long lastWarnMillis;
+    private long lastErrorLogMillis = Long.MIN_VALUE / 2;
+
+    // per-batch scratch, grown as needed
+    private long[] times = new long[0];
+    private double[] values = new double[0];
+    private double[] sums = new double[0];
+    private int[] counts = new int[0];
+
+    TargetExporter(TargetConfig cfg, StorageEngine engine, UUID localHost, HostOwnership ownership,
+                   PositionStore positions, RemoteWriteClient client, RetryPolicy retry, ExportMeters meters,
+                   LongSupplier clockMillis, long settleMillis) {
+        this.cfg = cfg;
+        this.settleMillis = settleMillis;
+        this.engine = engine;
+        this.localHost = localHost;
+        this.ownership = ownership;
+        this.positions = positions;
+        this.client = client;
+        this.retry = retry;
+        this.meters = meters;
+        this.clockMillis = clockMillis;
+        this.tickMillis = Math.min(1000, cfg.updateEvery() * 500L);
+        this.thread = new Thread(this::run, "strata-export-" + cfg.name());
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    TargetConfig config() {
+        return cfg;
+    }
+
+    private void run() {
+        LOG.info("exporting to {} ({}): {} every {} s, positions in {}", cfg.section(),
+                client.destination(), cfg.dataSource().name().toLowerCase(java.util.Locale.ROOT), cfg.updateEvery(),
+                positions.file());
+        while (!closed) {
+            try {
+                boolean more = cycle();
+                if (!more) {
+                    Thread.sleep(tickMillis);
+                }
+            } catch (InterruptedException e) {
+                break;
+            } catch (IOException | RuntimeException e) {
+                if (closed) {
+                    break;
+                }
+                // a position that cannot be written (a full disk): once, then every 10 s while it lasts
+                long now = clockMillis.getAsLong();
+                if (now - lastErrorLogMillis >= WARN_EVERY_MILLIS) {
+                    lastErrorLogMillis = now;
+                    LOG.warn("exporting to {}: {} (retrying each second)", cfg.section(), e.toString());
+                }
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException ie) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
+     * One turn: every host sends at most one request. Returns true when some host has more to send now.
+     * Package-private so that tests drive it without the thread.
+     */
+    boolean cycle() throws IOException, InterruptedException {
+        long now = clockMillis.getAsLong();
+        if (now - hostsRefreshedAt >= REFRESH_MILLIS || now < hostsRefreshedAt) {
+            refreshHosts(now);
+            hostsRefreshedAt = now;
+        }
+        boolean more = false;
+        long oldest = Long.MAX_VALUE;
+        long pending = 0;
+        int exported = 0;
+        for (HostState h : hosts.values()) {
+            if (closed) {
+                return false;
+            }
+            more |= step(h, now);
+            if (h.owned && h.position >= 0) {
+                exported++;
+                oldest = Math.min(oldest, h.position);
+                pending += Math.max(0, h.end - h.position) / cfg.updateEvery() * h.series.size();
+            }
+        }
+        meters.hosts.set(exported);
+        meters.pendingSamples.set(pending);
+        meters.positionSeconds.set(oldest == Long.MAX_VALUE ? 0 : oldest);
+        meters.lagSeconds.set(oldest == Long.MAX_VALUE ? 0 : Math.max(0, now / 1000 - oldest));
+        return more;
+    }
+
+    private void refreshHosts(long now) {
+        MetadataStore md = engine.metadata();
+        for (HostInfo info : md.hosts()) {
+            UUID guid = info.machineGuid();
+            boolean local = guid.equals(localHost);
+            String matchName = local ? "localhost" : info.hostname();
+            if (!cfg.hosts().matches(matchName) && !(local && cfg.hosts().matches(info.hostname()))) {
+                hosts.remove(guid);
+                continue;
+            }
+            HostState h = hosts.computeIfAbsent(guid, g -> new HostState(g, local));
+            int hostId = md.hostId(guid);
+            long signature = signature(md, hostId, info);
+            if (signature != h.signature || h.series.isEmpty()) {
+                // labels are built (and serialized) only when the host's charts, dimensions or labels changed
+                h.series = series(md, hostId, info, local);
+                h.signature = signature;
+            }
+        }
+    }
+
+    /** Changes when a chart, a dimension or a label of the host does. */
+    private static long signature(MetadataStore md, int hostId, HostInfo host) {
+        if (hostId < 0) {
+            return 0;
+        }
+        long sig = host.hashCode();
+        for (int chartId : md.charts(hostId)) {
+            ChartInfo c = md.chart(chartId);
+            sig = sig * 31 + (c == null ? 0 : c.hashCode());
+            for (int metric : md.metrics(chartId)) {
+                DimensionInfo d = md.dimension(metric);
+                sig = sig * 31 + metric * 7L + (d == null ? 0 : d.hashCode());
+            }
+        }
+        return sig;
+    }
+
+    /** The exported series of a host: one per dimension of each chart that matches, labels built once. */
+    private List<Series> series(MetadataStore md, int hostId, HostInfo host, boolean local) {
+        List<Series> out = new ArrayList<>();
+        if (hostId < 0) {
+            return out;
+        }
+        String instance = NetdataNames.labelValue(local ? cfg.hostname() : host.hostname());
+        Map<String, String> hostLabels = selectedLabels(host.labels());
+        for (int chartId : md.charts(hostId)) {
+            ChartInfo c = md.chart(chartId);
+            if (c == null || !(cfg.charts().matches(c.id()) || cfg.charts().matches(c.name()))) {
+                continue;
+            }
+            String context = c.context().isEmpty() ? c.id() : c.context();
+            String name = NetdataNames.metricName(cfg.prefix(), context, c.units(), cfg.dataSource());
+            String chart = NetdataNames.labelValue(cfg.sendNames() ? c.name() : c.id());
+            String family = NetdataNames.labelValue(c.family());
+            Map<String, String> chartLabels = selectedLabels(c.labels());
+            for (int metric : md.metrics(chartId)) {
+                DimensionInfo d = md.dimension(metric);
+                if (d == null) {
+                    continue;
+                }
+                LabelSet.Builder b = new LabelSet.Builder().add("__name__", name).add("chart", chart)
+                        .add("family", family)
+                        .add("dimension", NetdataNames.labelValue(cfg.sendNames() ? d.name() : d.id()))
+                        .add("instance", instance);
+                b.addAll(hostLabels).addAll(chartLabels);
+                out.add(new Series(metric, b.build()));
+            }
+        }
+        return out;
+    }
+
+    /** Netdata's label selection: configured labels do not start with {@code _}, automatic ones do. */
+    private Map<String, String> selectedLabels(Map<String, String> labels) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : labels.entrySet()) {
+            boolean automatic = e.getKey().startsWith("_");
+            if (automatic ? cfg.sendAutomaticLabels() : cfg.sendConfiguredLabels()) {
+                out.put(e.getKey(), e.getValue());
+            }
+        }
+        return out;
+    }
+
+    /** One host's turn: ownership changes, then at most one request. True when it has more to send now. */
+    private boolean step(HostState h, long now) throws IOException, InterruptedException {
+        if (h.series.isEmpty()) {
+            return false;
+        }
+        int ue = cfg.updateEvery();
+        boolean owns = ownership.exports(h.guid);
+        long frontier = frontier(h);
+        if (owns && !h.owned) {
+            takeOver(h, frontier, now);
+        } else if (!owns && h.owned && h.releaseAt < 0) {
+            // the host streams to another parent now (or not at all): send what came directly, then let go
+            h.releaseAt = frontier < 0 ? h.position : Math.max(h.position, align(frontier));
+            LOG.info("exporting to {}: host '{}' is no longer received directly; sending up to {} and releasing it",
+                    cfg.section(), h.name(), h.releaseAt);
+        } else if (owns && h.releaseAt >= 0) {
+            h.releaseAt = -1;
+        }
+        if (!h.owned || now < h.settledAt || frontier < 0) {
+            return false;
+        }
+        if (ownership.filling(h.guid)) {
+            return false;
+        }
+        long end = align(frontier);
+        if (h.releaseAt >= 0) {
+            end = Math.min(end, h.releaseAt);
+        }
+        h.end = end;
+        if (h.position >= end) {
+            if (h.releaseAt >= 0) {
+                positions.release(h.guid, h.position);
+                h.owned = false;
+                h.releaseAt = -1;
+                LOG.info("exporting to {}: host '{}' released at {}", cfg.section(), h.name(), h.position);
+            }
+            return false;
+        }
+        skipRotatedOut(h);
+        if (h.position >= end) {
+            return false;
+        }
+        int windows = (int) Math.max(1, Math.min((end - h.position) / ue,
+                cfg.maxSamplesPerRequest() / Math.max(1, h.series.size())));
+        long batchEnd = h.position + (long) windows * ue;
+        send(h, h.position, batchEnd, windows);
+        return batchEnd < end;
+    }
+
+    private void takeOver(HostState h, long frontier, long now) throws IOException {
+        h.owned = true;
+        h.releaseAt = -1;
+        h.settledAt = now + (h.local ? 0 : settleMillis);
+        long persisted = positions.position(h.guid);
+        if (!positions.released(h.guid)) {
+            // this node exported the host last: resume exactly there (a restart, a kill -9, a reconnection)
+            h.position = persisted;
+            h.resumed = true;
+            LOG.info("exporting to {}: host '{}' resumes after {}", cfg.section(), h.name(), persisted);
+            return;
+        }
+        if (frontier < 0) {
+            h.owned = false;
+            return;
+        }
+        // taken over from another parent, or new: from what this node holds now, with an overlap that covers
+        // what the previous exporter may not have had acknowledged yet (docs/exporting.md)
+        long overlap = 3L * cfg.updateEvery() + 10;
+        long start = align(Math.max(0, frontier - overlap));
+        h.position = Math.max(persisted, start);
+        h.resumed = false;
+        positions.commit(h.guid, h.position);
+        LOG.info("exporting to {}: host '{}' taken over at {}{}", cfg.section(), h.name(), h.position,
+                persisted >= 0 ? " (released before at " + persisted + ")" : "");
+    }
+
+    /**
+     * The host's frontier: the newest second every metric still being collected has reached (a metric
+     * {@link #STALE_SECONDS} behind the newest has stopped and does not hold it); -1 when nothing is stored.
+     */
+    long frontier(HostState h) {
+        MetricRegistry reg = engine.registry();
+        long newest = MetricRegistry.NO_TIME;
+        for (Series s : h.series) {
+            newest = Math.max(newest, reg.lastTime(s.metric, 0));
+        }
+        if (newest == MetricRegistry.NO_TIME) {
+            return -1;
+        }
+        long min = newest;
+        for (Series s : h.series) {
+            long last = reg.lastTime(s.metric, 0);
+            if (last != MetricRegistry.NO_TIME && last >= newest - STALE_SECONDS) {
+                min = Math.min(min, last);
+            }
+        }
+        return min;
+    }
+
+    /** Moves past seconds that rotated out of tier 0 before they were sent, counting and logging them. */
+    private void skipRotatedOut(HostState h) throws IOException {
+        MetricRegistry reg = engine.registry();
+        long first = Long.MAX_VALUE;
+        for (Series s : h.series) {
+            long f = reg.firstTime(s.metric, 0);
+            if (f != MetricRegistry.NO_TIME) {
+                first = Math.min(first, f);
+            }
+        }
+        if (first == Long.MAX_VALUE || first <= h.position + 1) {
+            return;
+        }
+        long to = align(first - 1);
+        if (to <= h.position) {
+            return;
+        }
+        if (h.resumed) {
+            long lost = (to - h.position) / cfg.updateEvery() * h.series.size();
+            meters.samplesRotatedOut.increment(lost);
+            LOG.warn("exporting to {}: host '{}': seconds {}..{} rotated out of the engine before they were sent;"
+                    + " about {} samples lost", cfg.section(), h.name(), h.position + 1, to, lost);
+        }
+        h.position = to;
+        positions.commit(h.guid, to);
+    }
+
+    /** Reads (from, to] of every series of the host, sends it, and moves the position when acknowledged. */
+    private void send(HostState h, long from, long to, int windows) throws IOException, InterruptedException {
+        int ue = cfg.updateEvery();
+        ensure(windows);
+        encoder.reset();
+        boolean average = cfg.dataSource() == DataSource.AVERAGE;
+        for (Series s : h.series) {
+            Arrays.fill(sums, 0, windows, 0);
+            Arrays.fill(counts, 0, windows, 0);
+            engine.queryTier0Runs(s.metric, from + 1, to, (sns, a, b, firstTime, step) -> {
+                for (int i = a; i < b; i++) {
+                    int sn = sns[i];
+                    if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                        continue;
+                    }
+                    long t = firstTime + (long) (i - a) * step;
+                    if (t <= from || t > to) {
+                        continue;
+                    }
+                    double v = StorageNumber.unpack(sn);
+                    if (Double.isNaN(v) || Double.isInfinite(v)) {
+                        continue;
+                    }
+                    int w = (int) ((t - from + ue - 1) / ue) - 1;
+                    sums[w] += v;
+                    counts[w]++;
+                }
+            });
+            int n = 0;
+            for (int w = 0; w < windows; w++) {
+                if (counts[w] > 0) {
+                    times[n] = (from + (long) (w + 1) * ue) * 1000L;
+                    values[n] = average ? sums[w] / counts[w] : sums[w];
+                    n++;
+                }
+            }
+            encoder.addSeries(s.labels, times, values, n);
+        }
+        long samples = encoder.samples();
+        if (samples == 0) {
+            // nothing stored in these seconds (a gap): nothing to send, the position moves on
+            h.position = to;
+            positions.commit(h.guid, to);
+            return;
+        }
+        encoder.finish();
+        throttle(samples);
+        if (deliver(h, samples)) {
+            meters.samplesSent.increment(samples);
+            meters.bytesSent.increment(encoder.bodyLength());
+            meters.uncompressedBytes.increment(encoder.uncompressedLength());
+            meters.requests.increment();
+        }
+        h.position = to;
+        positions.commit(h.guid, to);
+        h.resumed = true;
+    }
+
+    /** Keeps the catch-up under {@code max samples per second}. */
+    private void throttle(long samples) throws InterruptedException {
+        long now = System.nanoTime();
+        if (nextSendAllowedNanos - now > 0) {
+            long wait = nextSendAllowedNanos - now;
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            now = System.nanoTime();
+        }
+        nextSendAllowedNanos = Math.max(now, nextSendAllowedNanos) + samples * 1_000_000_000L / cfg.maxSamplesPerSecond();
+    }
+
+    /**
+     * Sends the encoded request until the target takes it (true) or refuses it for good (false: counted,
+     * logged with the target's reason). Retries 5xx, 429 and no answer with back-off, for as long as it takes:
+     * the data stays in the engine meanwhile.
+     */
+    private boolean deliver(HostState h, long samples) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            if (closed) {
+                throw new InterruptedException("closing");
+            }
+            RemoteWriteClient.Response r = client.post(encoder.body(), encoder.bodyLength());
+            long now = clockMillis.getAsLong();
+            switch (RetryPolicy.classify(r.status())) {
+                case ACCEPTED:
+                    if (failingSinceMillis != 0) {
+                        LOG.info("exporting to {}: {} accepts again after {} failed attempts in {} s", cfg.section(),
+                                r.destination(), failedAttempts, Math.max(0, (now - failingSinceMillis) / 1000));
+                        failingSinceMillis = 0;
+                        failedAttempts = 0;
+                    }
+                    return true;
+                case REJECTED:
+                    meters.failure(r.status());
+                    meters.samplesRejected.increment(samples);
+                    LOG.warn("exporting to {}: {} refused {} samples of host '{}' with HTTP {} (not retried): {}",
+                            cfg.section(), r.destination(), samples, h.name(), r.status(), r.reason());
+                    return false;
+                default:
+                    meters.failure(r.status());
+                    failedAttempts++;
+                    if (failingSinceMillis == 0) {
+                        failingSinceMillis = now;
+                        lastWarnMillis = now;
+                        LOG.warn("exporting to {}: {} {}; retrying with back-off, the data waits in the engine",
+                                cfg.section(), r.destination(), describe(r));
+                    } else if (now - lastWarnMillis >= WARN_EVERY_MILLIS) {
+                        lastWarnMillis = now;
+                        LOG.warn("exporting to {}: still failing for {} s ({} attempts), last: {} {}", cfg.section(),
+                                (now - failingSinceMillis) / 1000, failedAttempts, r.destination(), describe(r));
+                    }
+                    Thread.sleep(retry.backoffMillis(attempt, r.retryAfter()));
+            }
+        }
+    }
+
+    private static String describe(RemoteWriteClient.Response r) {
+        return r.status() == RetryPolicy.NO_RESPONSE ? "did not answer: " + r.reason()
+                : "answered HTTP " + r.status() + (r.reason().isEmpty() ? "" : ": " + r.reason());
+    }
+
+    private long align(long second) {
+        return second / cfg.updateEvery() * cfg.updateEvery();
+    }
+
+    private void ensure(int windows) {
+        if (times.length < windows) {
+            times = new long[windows];
+            values = new double[windows];
+            sums = new double[windows];
+            counts = new int[windows];
+        }
+    }
+
+    /** Positions of the hosts this exporter knows, for tests and status. */
+    Map<UUID, Long> positions() {
+        Map<UUID, Long> out = new LinkedHashMap<>();
+        for (HostState h : hosts.values()) {
+            out.put(h.guid, h.position);
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.interrupt();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A dimension exported as one series. */
+    record Series(int metric, LabelSet labels) {
+    }
+
+    /** What the exporter knows of one host. */
+    final class HostState {
+        final UUID guid;
+        final boolean local;
+        List<Series> series = List.of();
+        long signature;
+        boolean owned;
+        boolean resumed;
+        long position = -1;
+        long end = -1;
+        long releaseAt = -1;
+        long settledAt;
+
+        HostState(UUID guid, boolean local) {
+            this.guid = guid;
+            this.local = local;
+        }
+
+        String name() {
+            HostInfo info = engine.metadata().host(engine.metadata().hostId(guid));
+            return info == null ? guid.toString() : info.hostname();
+        }
+    }
+}
