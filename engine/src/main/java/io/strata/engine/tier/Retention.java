@@ -259,6 +259,7 @@ final class Retention {
         store.lock.writeLock().lock();
         try {
             store.files.remove(d);
+            store.rebuildRanges();
             // Under the same lock: a reader that finds the datafile gone also finds the first
             // times moved, so it can tell rotated data from lost data.
             if (rotation) {
