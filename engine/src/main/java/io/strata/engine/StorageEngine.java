@@ -480,7 +480,7 @@ public final class StorageEngine implements Closeable {
      * with a null sink, every extent is read and its checksum verified, nothing decoded.
      * Pages reach {@code sink} on the calling thread in file order; several reads are in flight
      * ({@link TierScanner.ScanOptions#DEFAULT}).
-     * Holds the tier's read lock: rotation of that tier waits until the scan ends.
+     * Rotation goes on meanwhile: the datafiles the scan planned stay open until it ends.
      */
     public TierScanner.Stats scanTier(int tier, TierScanner.PageSink sink) throws IOException {
         return TierScanner.scan(tiers[tier], sink);

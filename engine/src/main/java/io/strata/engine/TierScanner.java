@@ -117,14 +117,24 @@ public final class TierScanner {
 
     /**
      * Scans {@code store}; a null {@code sink} reads and checks every extent (both checksums)
-     * without decoding its pages, the checks on the reading threads. Holds the tier's read lock
-     * for the whole scan.
+     * without decoding its pages, the checks on the reading threads. The tier's read lock is held
+     * only to plan the reads and pin the datafiles (and their journal v2 mappings) against
+     * rotation: a slow sink does not hold up the flusher's rollover and rotation.
      */
     static Stats scan(TierStore store, PageSink sink, ScanOptions opt) throws IOException {
+        List<TierStore.Datafile> files;
+        List<Run> runs;
         store.readLock().lock();
         try {
-            List<TierStore.Datafile> files = store.datafiles();
-            List<Run> runs = plan(files, opt.runBytes());
+            files = store.datafiles();
+            runs = plan(files, opt.runBytes());
+            for (TierStore.Datafile d : files) {
+                d.file.retainRead();
+            }
+        } finally {
+            store.readLock().unlock();
+        }
+        try {
             RunTotals total = new RunTotals();
             long bytes = 0;
             for (Run r : runs) {
@@ -135,7 +145,9 @@ public final class TierScanner {
             }
             return new Stats(files.size(), total.extents, total.pages, total.points, bytes, total.damaged);
         } finally {
-            store.readLock().unlock();
+            for (TierStore.Datafile d : files) {
+                d.file.releaseRead();
+            }
         }
     }
 

@@ -83,4 +83,63 @@ class SlowReaderTest {
             pool.shutdownNow();
         }
     }
+
+    @Test
+    void aBlockedScanDoesNotDelayTheFlushersRolloverNorLoseItsDatafiles(@TempDir Path dir) throws Exception {
+        long quota = 1L << 20;
+        EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1).withFlushMaxAgeMillis(5).withQuota(0, quota)
+                .withClockSeconds(() -> T0 + 1_000_000);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (StorageEngine e = StorageEngine.open(cfg)) {
+            e.flushTimeoutMillis = 30_000;
+            int[] ids = define(e, 5, 10);
+            long t = T0;
+            for (; t < T0 + 3600; t++) {
+                for (int m : ids) {
+                    e.store(m, t, 1, EngineTestSupport.value(m, t), StorageNumber.SN_DEFAULT_FLAGS);
+                }
+            }
+            e.flush();
+            CountDownLatch inSink = new CountDownLatch(1);
+            CountDownLatch resume = new CountDownLatch(1);
+            long[] checked = {0};
+            Future<TierScanner.Stats> scan = pool.submit(() -> e.scanTier(0, (msb, lsb, start, step, entries, pts) -> {
+                int m = e.registry().lookup(new java.util.UUID(msb, lsb));
+                for (int i = 0; i < entries; i++) {
+                    assertEquals(sn(m, start + (long) i * step), pts[i], "metric " + m + " at " + (start + i * step));
+                    checked[0]++;
+                }
+                if (inSink.getCount() > 0) {
+                    inSink.countDown();
+                    try {
+                        assertTrue(resume.await(120, TimeUnit.SECONDS));
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }));
+            assertTrue(inSink.await(60, TimeUnit.SECONDS), "the scan reached its sink");
+            long deletedBefore = e.tier(0).datafilesDeleted();
+            int firstFile = e.tier(0).datafiles().get(0).file.fileno();
+            for (int round = 0; round < 40 && e.tier(0).datafilesDeleted() == deletedBefore; round++) {
+                long to = t + 1800;
+                for (; t < to; t++) {
+                    for (int id : ids) {
+                        e.store(id, t, 1, EngineTestSupport.value(id, t), StorageNumber.SN_DEFAULT_FLAGS);
+                    }
+                }
+                e.flush();
+            }
+            assertTrue(e.tier(0).datafilesDeleted() > deletedBefore, "rotated while the scan sleeps");
+            assertTrue(e.tier(0).datafiles().get(0).file.fileno() > firstFile, "the scan's first datafile is gone");
+            assertFalse(scan.isDone(), "the scan still sleeps");
+            resume.countDown();
+            TierScanner.Stats st = scan.get(60, TimeUnit.SECONDS);
+            assertEquals(0, st.damagedExtents());
+            assertEquals(st.points(), checked[0]);
+            assertTrue(checked[0] >= 3600L * ids.length, "every point of the first hour at least: " + checked[0]);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

@@ -242,9 +242,28 @@ public final class DataFile implements Closeable {
 
     /** Closes the file now, or when its last reader releases it (rotation). */
     public void closeWhenUnread() throws IOException {
+        closeWhenUnread(null);
+    }
+
+    /**
+     * As {@link #closeWhenUnread()}, running {@code alsoClose} (the datafile's journal v2
+     * mapping, which scans read) at the same moment.
+     */
+    public void closeWhenUnread(Runnable alsoClose) throws IOException {
+        this.alsoClose = alsoClose;
         closeWhenUnread = true;
         if (readers.get() == 0 && closed.compareAndSet(false, true)) {
+            runAlsoClose();
             closeHandles();
+        }
+    }
+
+    private volatile Runnable alsoClose;
+
+    private void runAlsoClose() {
+        Runnable r = alsoClose;
+        if (r != null) {
+            r.run();
         }
     }
 
@@ -256,6 +275,7 @@ public final class DataFile implements Closeable {
     private void closeQuietly() {
         if (closed.compareAndSet(false, true)) {
             try {
+                runAlsoClose();
                 closeHandles();
             } catch (IOException e) {
                 // the file was already rotated out and (being) deleted: nothing is lost

@@ -259,6 +259,7 @@ final class Retention {
         store.lock.writeLock().lock();
         try {
             store.files.remove(d);
+            store.rebuildRanges();
             // Under the same lock: a reader that finds the datafile gone also finds the first
             // times moved, so it can tell rotated data from lost data.
             if (rotation) {
@@ -275,12 +276,11 @@ final class Retention {
             }
         }
         long datafileBytes = d.file.size();
-        if (d.index instanceof JournalV2 j2) {
-            j2.close();
-        }
         try {
-            // a query that copied page references before the removal may still read it
-            d.file.closeWhenUnread();
+            // a query that copied page references, or a scan that planned its reads, before the
+            // removal may still read the file (and a scan its journal v2): the last one closes them
+            JournalV2 j2 = d.index instanceof JournalV2 j ? j : null;
+            d.file.closeWhenUnread(j2 == null ? null : j2::close);
         } catch (IOException e) {
             log.warn("tier {} datafile {}: close failed before deletion: {}", tier, d.file.fileno(), e.getMessage());
         }

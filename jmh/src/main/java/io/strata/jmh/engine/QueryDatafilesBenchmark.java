@@ -28,11 +28,13 @@ import org.openjdk.jmh.annotations.TearDown;
  * <p>Set-up: {@value #METRICS} metrics ({@value EngineWriteBenchmark#PER_CHART} to a chart) of
  * the real dataset, {@value #SLICES} slices of {@value #SLICE_SECONDS} s each (about 12 days at
  * 1 s), each slice flushed; a datafile rolls over every {@code SLICES / datafiles} slices. Each
- * invocation queries the next metric's newest hour ({@link #newestHour}) or an hour in the
- * middle of the history ({@link #middleHour}); after the first pass the pages come from the page
- * cache, so what is left is the planning, the index searches and the delivery.
+ * invocation queries the next metric's newest hour ({@link #newestHour}), an hour in the middle
+ * of the history ({@link #middleHour}: 4 or 5 small datafiles, or 1 large one), or ten minutes
+ * that lie in one datafile in both layouts ({@link #middleTenMinutes}: the cost of the datafiles
+ * a query does not need, alone); after the first pass the pages come from the page cache, so
+ * what is left is the planning, the index searches and the delivery.
  *
- * <p>Score: points delivered per second (one op = one point, 3 600 per query).
+ * <p>Score: points delivered per second (one op = one point, 3 600 or 600 per query).
  */
 @State(Scope.Benchmark)
 public class QueryDatafilesBenchmark extends EngineBenchmarkBase {
@@ -41,6 +43,7 @@ public class QueryDatafilesBenchmark extends EngineBenchmarkBase {
     static final int SLICES = 1000;
     static final int SLICE_SECONDS = 1024;
     static final int HOUR = 3600;
+    static final int TEN_MINUTES = 600;
     static final long T0 = 1_700_000_000L;
     static final long END = T0 + (long) SLICES * SLICE_SECONDS;
 
@@ -80,10 +83,18 @@ public class QueryDatafilesBenchmark extends EngineBenchmarkBase {
         for (int m = 0; m < METRICS; m++) {
             check(engine.queryTier0(ids[m], END - HOUR, END - 1, sink));
             check(engine.queryTier0(ids[m], middle(), middle() + HOUR - 1, sink));
+            if (engine.queryTier0(ids[m], tenMinutes(), tenMinutes() + TEN_MINUTES - 1, sink) != TEN_MINUTES) {
+                throw new IllegalStateException("ten minutes: wrong count");
+            }
         }
         System.out.printf("%nQueryDatafilesBenchmark: %d datafiles (wanted %d), %d metrics x %d s, %d bytes under %s%n",
                 files, datafiles, METRICS, (long) SLICES * SLICE_SECONDS, BenchData.bytesUnder(dir), dir);
         next = 0;
+    }
+
+    /** 200 s into the slice in the middle of the history: 600 s that lie in one datafile in both layouts. */
+    private static long tenMinutes() {
+        return T0 + (long) (SLICES / 2) * SLICE_SECONDS + 200;
     }
 
     private static long middle() {
@@ -116,7 +127,16 @@ public class QueryDatafilesBenchmark extends EngineBenchmarkBase {
         return engine.queryTier0(ids[m], END - HOUR, END - 1, sink) + sink.acc;
     }
 
-    /** An hour in the middle of the history of the next metric. */
+    /** Ten minutes inside one slice (one datafile in both layouts) in the middle of the history. */
+    @Benchmark
+    @OperationsPerInvocation(TEN_MINUTES)
+    public long middleTenMinutes() throws IOException {
+        int m = next;
+        next = m + 1 == ids.length ? 0 : m + 1;
+        return engine.queryTier0(ids[m], tenMinutes(), tenMinutes() + TEN_MINUTES - 1, sink) + sink.acc;
+    }
+
+    /** An hour in the middle of the history of the next metric (4 or 5 datafiles of 1 000, 1 of 10). */
     @Benchmark
     @OperationsPerInvocation(HOUR)
     public long middleHour() throws IOException {
