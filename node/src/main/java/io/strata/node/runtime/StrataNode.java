@@ -68,6 +68,22 @@ public final class StrataNode implements Closeable {
         rc = rc.withListener(forwarding).withReplication(ReplicationPlanner.FROM_SETTINGS);
         this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()),
                 config.web().limits(), config.web().access());
+        if (config.isParent()) {
+            // a parent keeps every page the disk has not taken yet and stops reading from its
+            // children meanwhile: they buffer, and replication fills what they could not hold
+            engine.setDirtyPagePolicy(StorageEngine.DirtyPagePolicy.KEEP);
+            ReceiverRegistry receivers = rc.registry();
+            engine.setDiskBacklogListener((high, waiting, bound) -> {
+                receivers.setReadingPaused(high);
+                if (high) {
+                    LOG.warn("the disk is behind: {} MiB of pages wait for it (bound {} MiB); not reading from the"
+                            + " {} received streams until it catches up", waiting >> 20, bound >> 20, receivers.connected());
+                } else {
+                    LOG.info("the disk caught up ({} MiB of pages wait for it); reading from the received streams again",
+                            waiting >> 20);
+                }
+            });
+        }
         this.meters = meters;
         this.nodeMeters = new NodeMeters(meters, stats, rc.registry(), engine);
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {

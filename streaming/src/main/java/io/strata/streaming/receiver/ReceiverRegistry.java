@@ -56,6 +56,8 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
     }
 
     private final Map<String, Active> byGuid = new ConcurrentHashMap<>();
+    /** While set, no receiver reads from its socket: TCP pushes back and the children buffer. */
+    private volatile boolean readingPaused;
 
     @Override
     public long lastDataMillis(String machineGuid) {
@@ -76,11 +78,30 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
         if (old != null && old.channel != channel) {
             old.channel.close();
         }
+        if (readingPaused) {
+            channel.config().setAutoRead(false);
+        }
         return fresh;
     }
 
     void unregister(String machineGuid, Active a) {
         byGuid.remove(key(machineGuid), a);
+    }
+
+    /**
+     * Stops (or resumes) reading from every received stream's socket, and from those accepted
+     * while paused: the parent's answer to a disk that does not keep up. What the children cannot
+     * buffer meanwhile, replication fills once they reconnect. Any thread.
+     */
+    public void setReadingPaused(boolean paused) {
+        readingPaused = paused;
+        for (Active a : byGuid.values()) {
+            a.channel.config().setAutoRead(!paused);
+        }
+    }
+
+    public boolean readingPaused() {
+        return readingPaused;
     }
 
     public boolean isConnected(String machineGuid) {
