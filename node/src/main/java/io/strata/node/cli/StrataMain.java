@@ -21,6 +21,7 @@ import picocli.CommandLine.HelpCommand;
                 NodeCommand.class,
                 LoadCommand.class,
                 DemoCommand.class,
+                ChaosCommand.class,
                 HelpCommand.class,
         },
         // -----------------------------------------------------------------------------------
