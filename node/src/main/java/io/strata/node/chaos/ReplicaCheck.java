@@ -78,11 +78,6 @@ final class ReplicaCheck {
         try {
             truth = Series.fetch(child, netdata ? null : child.name, chart, a, b);
         } catch (IOException e) {
-            if (netdata && e.getMessage() != null && e.getMessage().contains(" 404")) {
-                // Netdata lists the chart but has no dimension to answer for the window
-                // ("No metrics where matched to query"): nothing to compare with
-                return;
-            }
             unreadable.put(child.name + " " + chart, e.getMessage());
             return;
         }
@@ -95,7 +90,11 @@ final class ReplicaCheck {
                 return;
             }
         }
-        for (String dim : truth.dimensions()) {
+        java.util.SortedSet<String> dims = new java.util.TreeSet<>(truth.dimensions());
+        for (Series p : onParents) {
+            dims.addAll(p.dimensions());
+        }
+        for (String dim : dims) {
             for (long t = a + 1; t <= b; t++) {
                 double tv = truth.at(dim, t);
                 String shift = shiftAt(h, t);
@@ -180,8 +179,14 @@ final class ReplicaCheck {
                 try {
                     body = p.fetch(path);
                 } catch (IOException e) {
-                    unreadable.put(p.name + " " + path, e.getMessage());
-                    return;
+                    String m = String.valueOf(e.getMessage());
+                    int status = m.indexOf(" with 404: ");
+                    if (status < 0) {
+                        unreadable.put(p.name + " " + path, m);
+                        return;
+                    }
+                    // a 404 is an answer too: the same on every parent
+                    body = m.substring(status);
                 }
                 if (firstBody == null) {
                     firstBody = body;

@@ -36,8 +36,18 @@ final class Series {
         String path = (host == null ? "" : "/host/" + host) + "/api/v1/data?chart="
                 + URLEncoder.encode(chart, StandardCharsets.UTF_8) + "&after=" + after + "&before=" + before
                 + "&points=" + (before - after) + "&group=average&format=json&options=seconds%7Cunaligned";
-        JsonNode root = JSON.readTree(node.fetch(path));
         Series s = new Series(after, before);
+        String body;
+        try {
+            body = node.fetch(path);
+        } catch (IOException e) {
+            if (e.getMessage() != null && e.getMessage().contains(" 404: No metrics where matched to query")) {
+                // Netdata's answer when no dimension has a point in the window: nothing there
+                return s;
+            }
+            throw e;
+        }
+        JsonNode root = JSON.readTree(body);
         JsonNode labels = root.get("labels");
         int n = (int) (before - after);
         List<double[]> columns = new ArrayList<>();
