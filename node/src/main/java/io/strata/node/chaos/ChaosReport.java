@@ -32,6 +32,7 @@ public final class ChaosReport {
     final Path dir;
     String partitions = "";
     String netdataChild = "";
+    String disks = "";
     final Map<String, Integer> faults = new TreeMap<>();
     final Map<String, long[]> resourcesStart = new LinkedHashMap<>();
     final Map<String, long[]> resourcesEnd = new LinkedHashMap<>();
@@ -109,6 +110,7 @@ public final class ChaosReport {
         o.put("children", options.children());
         o.put("netdata_child", netdataChild);
         o.put("partitions", partitions);
+        o.put("disks", disks);
         ObjectNode f = o.putObject("faults");
         faults.forEach(f::put);
         o.put("samples_checked", check.checked);
@@ -139,6 +141,7 @@ public final class ChaosReport {
         array(o.putArray("bounds_broken"), boundsBroken());
         array(o.putArray("problems"), problems);
         array(o.putArray("first_differences"), check.firstDifferences);
+        array(o.putArray("gaps"), check.gapRanges());
         ObjectNode unreadable = o.putObject("unreadable");
         check.unreadable.forEach(unreadable::put);
         array(o.putArray("schedule"), plan);
@@ -151,6 +154,7 @@ public final class ChaosReport {
         StringBuilder s = new StringBuilder();
         s.append(String.format("strata chaos: seed %d, %s min, %d parents, %d children (%s); partitions: %s%n",
                 options.seed(), options.minutes(), options.parents(), options.children(), netdataChild, partitions));
+        s.append("disks: ").append(disks).append('\n');
         s.append(String.format("window (%d, %d], %d s; nodes' directories and logs in %s%n", windowStart, windowEnd,
                 windowEnd - windowStart, dir));
         s.append("\nfaults by kind\n");
@@ -187,6 +191,8 @@ public final class ChaosReport {
         if (!ok()) {
             s.append("\nthe fault schedule as played:\n");
             events.forEach(e -> s.append("  ").append(e).append('\n'));
+            s.append("seconds missing, per parent and child:\n");
+            check.gapRanges().forEach(g -> s.append("  ").append(g).append('\n'));
             s.append("first differences:\n");
             check.firstDifferences.forEach(d -> s.append("  ").append(d).append('\n'));
         } else {

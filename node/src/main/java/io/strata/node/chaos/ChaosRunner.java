@@ -45,7 +45,8 @@ public final class ChaosRunner {
         Files.createDirectories(base);
         ChaosNetwork net = ChaosNetwork.create(o.netns());
         ChaosCluster[] holder = new ChaosCluster[1];
-        Thread cleanup = new Thread(() -> shutdown(holder[0], net), "strata-chaos-cleanup");
+        ParentDisks[] disks = new ParentDisks[1];
+        Thread cleanup = new Thread(() -> shutdown(holder[0], disks[0], net), "strata-chaos-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         ExecutorService monitors = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "strata-chaos-catch-up");
@@ -55,10 +56,11 @@ public final class ChaosRunner {
         try {
             ChaosCluster cluster = ChaosCluster.build(o, net, base);
             holder[0] = cluster;
-            return play(cluster, net, monitors, base);
+            disks[0] = ParentDisks.mount(cluster.parents, true);
+            return play(cluster, net, disks[0], monitors, base);
         } finally {
             monitors.shutdownNow();
-            shutdown(holder[0], net);
+            shutdown(holder[0], disks[0], net);
             try {
                 Runtime.getRuntime().removeShutdownHook(cleanup);
             } catch (IllegalStateException shuttingDown) {
@@ -67,17 +69,20 @@ public final class ChaosRunner {
         }
     }
 
-    private ChaosReport play(ChaosCluster cluster, ChaosNetwork net, ExecutorService monitors, Path base)
+    private ChaosReport play(ChaosCluster cluster, ChaosNetwork net, ParentDisks disks, ExecutorService monitors,
+                             Path base)
             throws IOException, InterruptedException {
         ChaosReport report = new ChaosReport(o, base);
         report.partitions = net.partitionsUnavailable() == null ? "network namespaces (10.231.0.0/16)"
                 : "skipped: " + net.partitionsUnavailable();
+        report.disks = disks.unavailable() == null ? "tmpfs of " + ParentDisks.SIZE + " per parent"
+                : "full disks skipped: " + disks.unavailable();
         report.netdataChild = cluster.children.stream().anyMatch(c -> c.kind == ChaosNode.Kind.NETDATA_CHILD)
                 ? "a real Netdata 1.37.1 child" : NetdataChildConfig.installed() ? "off"
                 : "none: " + NetdataChildConfig.BINARY + " is not installed";
         say("seed " + o.seed() + ", " + o.minutes() + " min, " + cluster.parents.size() + " parents, "
                 + cluster.children.size() + " children (" + report.netdataChild + "); nodes in " + base
-                + "; partitions: " + report.partitions);
+                + "; partitions: " + report.partitions + "; disks: " + report.disks);
         for (ChaosNode p : cluster.parents) {
             p.start(0);
         }
@@ -138,7 +143,7 @@ public final class ChaosRunner {
                 if (a.begin()) {
                     report.faults.merge(f.kind().key, 1, Integer::sum);
                     beganAt.put(f.index(), nowSeconds());
-                    String skipped = begin(f, node, cluster, net, strata);
+                    String skipped = begin(f, node, cluster, net, disks, strata);
                     event((skipped == null ? "begin " : "skipped (" + skipped + ") ") + what
                             + (late > 1000 ? " (" + late + " ms late)" : ""));
                     if (skipped != null) {
@@ -146,7 +151,7 @@ public final class ChaosRunner {
                         report.faults.merge(f.kind().key, -1, Integer::sum);
                     }
                 } else {
-                    end(f, node, net, beganAt.getOrDefault(f.index(), nowSeconds()));
+                    end(f, node, net, disks);
                     event("end   #" + f.index() + " " + f.kind().key + " " + node.name);
                     if (node.isParent()) {
                         long healed = nowSeconds();
@@ -216,7 +221,7 @@ public final class ChaosRunner {
 
     /** Starts a fault; returns why it was skipped, or null. */
     private String begin(FaultPlan.Fault f, ChaosNode node, ChaosCluster cluster, ChaosNetwork net,
-                         List<ChaosNode> strata) throws IOException, InterruptedException {
+                         ParentDisks disks, List<ChaosNode> strata) throws IOException, InterruptedException {
         switch (f.kind()) {
             case PARENT_SIGKILL -> node.kill9();
             case CHILD_SIGKILL -> {
@@ -228,7 +233,7 @@ public final class ChaosRunner {
             case PARENT_EMPTY_DISK -> {
                 node.kill9();
                 // a replaced machine: no database, no machine GUID
-                deleteTree(node.dir.resolve("cache"));
+                ParentDisks.empty(node.dir.resolve("cache"));
                 deleteTree(node.dir.resolve("lib"));
             }
             case CHILD_CLOCK_SHIFT -> {
@@ -236,6 +241,13 @@ public final class ChaosRunner {
                 shifts.computeIfAbsent(node.name, k -> new ArrayList<>())
                         .add(new long[]{nowSeconds(), Long.MAX_VALUE / 4, f.clockOffset()});
                 node.start(f.clockOffset());
+            }
+            case PARENT_DISK_FULL -> {
+                if (disks.unavailable() != null) {
+                    return disks.unavailable();
+                }
+                long bytes = disks.fill(node);
+                event("  " + node.name + "'s disk full after " + bytes / 1048576 + " MiB more");
             }
             case PARENT_PARTITION -> {
                 String why = net.partitionsUnavailable();
@@ -252,7 +264,7 @@ public final class ChaosRunner {
         return null;
     }
 
-    private void end(FaultPlan.Fault f, ChaosNode node, ChaosNetwork net, long began)
+    private void end(FaultPlan.Fault f, ChaosNode node, ChaosNetwork net, ParentDisks disks)
             throws IOException, InterruptedException {
         switch (f.kind()) {
             case PARENT_SIGKILL, CHILD_SIGKILL, PARENT_EMPTY_DISK -> node.start(0);
@@ -266,6 +278,11 @@ public final class ChaosRunner {
             case PARENT_PARTITION -> {
                 if (net.partitionsUnavailable() == null) {
                     net.heal(node);
+                }
+            }
+            case PARENT_DISK_FULL -> {
+                if (disks.unavailable() == null) {
+                    disks.free(node);
                 }
             }
         }
@@ -372,7 +389,7 @@ public final class ChaosRunner {
                 + " s:\n" + n.tail(40));
     }
 
-    private void shutdown(ChaosCluster cluster, ChaosNetwork net) {
+    private void shutdown(ChaosCluster cluster, ParentDisks disks, ChaosNetwork net) {
         if (cluster != null) {
             // children first, then parents: the parents keep every second the children sent
             List<ChaosNode> order = new ArrayList<>(cluster.children);
@@ -389,6 +406,9 @@ public final class ChaosRunner {
                     }
                 }
             }
+        }
+        if (disks != null) {
+            disks.close();
         }
         net.close();
     }

@@ -18,7 +18,8 @@ final class FaultPlan {
         PARENT_SIGSTOP("parent_sigstop", true),
         PARENT_EMPTY_DISK("parent_empty_disk", true),
         CHILD_CLOCK_SHIFT("child_clock_shift", false),
-        PARENT_PARTITION("parent_partition", true);
+        PARENT_PARTITION("parent_partition", true),
+        PARENT_DISK_FULL("parent_disk_full", true);
 
         final String key;
         final boolean parent;
@@ -56,6 +57,7 @@ final class FaultPlan {
                     case PEERS -> "its peers";
                     case SOME_CHILDREN -> cutChildren.stream().map(children::get).toList().toString();
                 } + " for " + seconds + " s";
+                case PARENT_DISK_FULL -> "its disk (a tmpfs) filled for " + seconds + " s, then freed";
             };
             return String.format("#%d at +%ds %s %s: %s", index, startSecond, kind.key, who, what);
         }
@@ -78,12 +80,12 @@ final class FaultPlan {
         List<Fault> faults = new ArrayList<>();
         int[] parentFreeAt = new int[parents];
         int[] childFreeAt = new int[strataChildren];
-        // weights: kill parent, kill child, freeze, empty disk, clock shift, partition
-        int[] weights = {3, 3, 2, 1, 1, 2};
+        // weights: kill parent, kill child, freeze, empty disk, clock shift, partition, disk full
+        int[] weights = {3, 3, 2, 1, 1, 2, 1};
         int t = FIRST_SECOND;
         int last = scheduleSeconds - 10;
         for (int attempt = 0; attempt < 100_000 && t < last; attempt++) {
-            int w = rnd.nextInt(12);
+            int w = rnd.nextInt(13);
             Kind kind = null;
             for (int k = 0; k < weights.length; k++) {
                 if (w < weights[k]) {
@@ -99,6 +101,7 @@ final class FaultPlan {
                 case PARENT_EMPTY_DISK -> 3 + rnd.nextInt(13);
                 case CHILD_CLOCK_SHIFT -> 20 + rnd.nextInt(41);
                 case PARENT_PARTITION -> 10 + rnd.nextInt(111);
+                case PARENT_DISK_FULL -> 10 + rnd.nextInt(51);
             };
             long offset = kind == Kind.CHILD_CLOCK_SHIFT ? (rnd.nextBoolean() ? 30 : -30) : 0;
             Scope scope = kind == Kind.PARENT_PARTITION ? Scope.values()[rnd.nextInt(strataChildren > 0 ? 3 : 2)]

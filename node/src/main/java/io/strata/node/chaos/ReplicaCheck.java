@@ -42,6 +42,8 @@ final class ReplicaCheck {
     final Map<String, Long> excepted = new TreeMap<>();
     final List<String> firstDifferences = new ArrayList<>();
     final Map<String, String> unreadable = new LinkedHashMap<>();
+    /** Per "parent child": the seconds of the child missing on the parent (any chart, any dimension). */
+    final Map<String, java.util.TreeSet<Long>> gaps = new TreeMap<>();
 
     /** Per child: its SIGKILLs (epoch seconds) and clock shifts ({from, to, offset}). */
     record ChildHistory(List<Long> kills, List<long[]> shifts) {
@@ -108,6 +110,7 @@ final class ReplicaCheck {
                         checked++;
                         if (Double.isNaN(pv)) {
                             missing++;
+                            gap(cluster.parents.get(p), child, t);
                             note(child.name + " " + chart + " " + dim + " at " + t + ": the child has " + tv + ", "
                                     + cluster.parents.get(p).name + " nothing");
                         } else if (!same(tv, pv)) {
@@ -149,8 +152,16 @@ final class ReplicaCheck {
                         except(shift);
                     } else {
                         missing += onParents.size() - holding;
+                        List<String> lacking = new ArrayList<>();
+                        for (int p = 0; p < onParents.size(); p++) {
+                            if (Double.isNaN(onParents.get(p).at(dim, t))) {
+                                lacking.add(cluster.parents.get(p).name);
+                                gap(cluster.parents.get(p), child, t);
+                            }
+                        }
                         note(child.name + " " + chart + " " + dim + " at " + t + ": " + holding + " of "
-                                + onParents.size() + " parents hold it (" + first + "), the child nothing");
+                                + onParents.size() + " parents hold it (" + first + "), not " + lacking
+                                + ", nor the child");
                     }
                 }
                 // a second the child collected and its own engine lacks
@@ -193,12 +204,48 @@ final class ReplicaCheck {
                     firstName = p.name;
                 } else if (!firstBody.equals(body)) {
                     queriesDifferent++;
+                    int at = 0;
+                    while (at < firstBody.length() && at < body.length() && firstBody.charAt(at) == body.charAt(at)) {
+                        at++;
+                    }
                     note(path + ": " + firstName + " and " + p.name + " answer differently (" + firstBody.length()
-                            + " and " + body.length() + " bytes)");
+                            + " and " + body.length() + " bytes), from byte " + at + ": "
+                            + excerpt(firstBody, at) + " | " + excerpt(body, at));
                 }
             }
             queriesCompared++;
         }
+    }
+
+    private void gap(ChaosNode parent, ChaosNode child, long t) {
+        gaps.computeIfAbsent(parent.name + " lacks " + child.name, k -> new java.util.TreeSet<>()).add(t);
+    }
+
+    /** The gaps as ranges of seconds, e.g. {@code chaos-parent-1 lacks chaos-child-1: 1795733348-1795733397 (50 s)}. */
+    List<String> gapRanges() {
+        List<String> out = new ArrayList<>();
+        gaps.forEach((who, seconds) -> {
+            StringBuilder b = new StringBuilder(who).append(':');
+            long start = -1;
+            long prev = -1;
+            for (long t : seconds) {
+                if (start < 0) {
+                    start = t;
+                } else if (t != prev + 1) {
+                    b.append(' ').append(start).append('-').append(prev).append(" (").append(prev - start + 1)
+                            .append(" s)");
+                    start = t;
+                }
+                prev = t;
+            }
+            b.append(' ').append(start).append('-').append(prev).append(" (").append(prev - start + 1).append(" s)");
+            out.add(b.toString());
+        });
+        return out;
+    }
+
+    private static String excerpt(String body, int at) {
+        return body.substring(Math.max(0, at - 40), Math.min(body.length(), at + 60)).replace('\n', ' ');
     }
 
     private static boolean same(double a, double b) {
