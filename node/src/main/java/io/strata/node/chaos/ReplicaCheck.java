@@ -148,8 +148,6 @@ final class ReplicaCheck {
                 if (holding < onParents.size()) {
                     if (lastSecond != null) {
                         except(lastSecond);
-                    } else if (shift != null) {
-                        except(shift);
                     } else {
                         missing += onParents.size() - holding;
                         List<String> lacking = new ArrayList<>();
