@@ -128,6 +128,7 @@ public final class ChaosRunner {
         actions.sort(Comparator.comparingInt(Action::second).thenComparing(a -> a.begin() ? 1 : 0));
         long scheduleStart = System.nanoTime();
         Map<Integer, Long> beganAt = new LinkedHashMap<>();
+        java.util.Set<Integer> skippedFaults = new java.util.HashSet<>();
         for (Action a : actions) {
             long due = scheduleStart + TimeUnit.SECONDS.toNanos(a.second());
             long wait = due - System.nanoTime();
@@ -147,10 +148,11 @@ public final class ChaosRunner {
                     event((skipped == null ? "begin " : "skipped (" + skipped + ") ") + what
                             + (late > 1000 ? " (" + late + " ms late)" : ""));
                     if (skipped != null) {
+                        skippedFaults.add(f.index());
                         report.faults.merge(f.kind().key + "_skipped", 1, Integer::sum);
-                        report.faults.merge(f.kind().key, -1, Integer::sum);
+                        report.faults.computeIfPresent(f.kind().key, (k, n) -> n > 1 ? n - 1 : null);
                     }
-                } else {
+                } else if (!skippedFaults.contains(f.index())) {
                     end(f, node, net, disks);
                     event("end   #" + f.index() + " " + f.kind().key + " " + node.name);
                     if (node.isParent()) {
