@@ -127,7 +127,6 @@ public final class ChaosRunner {
         }
         actions.sort(Comparator.comparingInt(Action::second).thenComparing(a -> a.begin() ? 1 : 0));
         long scheduleStart = System.nanoTime();
-        Map<Integer, Long> beganAt = new LinkedHashMap<>();
         java.util.Set<Integer> skippedFaults = new java.util.HashSet<>();
         for (Action a : actions) {
             long due = scheduleStart + TimeUnit.SECONDS.toNanos(a.second());
@@ -143,7 +142,6 @@ public final class ChaosRunner {
             try {
                 if (a.begin()) {
                     report.faults.merge(f.kind().key, 1, Integer::sum);
-                    beganAt.put(f.index(), nowSeconds());
                     String skipped = begin(f, node, cluster, net, disks, strata);
                     event((skipped == null ? "begin " : "skipped (" + skipped + ") ") + what
                             + (late > 1000 ? " (" + late + " ms late)" : ""));
