@@ -22,6 +22,7 @@ import picocli.CommandLine.HelpCommand;
                 LoadCommand.class,
                 AttackCommand.class,
                 DemoCommand.class,
+                ChaosCommand.class,
                 HelpCommand.class,
         },
         // -----------------------------------------------------------------------------------

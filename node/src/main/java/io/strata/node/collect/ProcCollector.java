@@ -8,7 +8,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -63,8 +62,7 @@ public final class ProcCollector implements Closeable {
 
     /** One pass now. Call it before streaming starts so that the first connection sends every chart. */
     public void collectOnce() {
-        Instant t = Instant.now();
-        collectOnce(t.getEpochSecond() * 1_000_000L + t.getNano() / 1000);
+        collectOnce(io.strata.node.runtime.CollectionClock.nowMicros());
     }
 
     /** One pass at {@code nowMicros}: every module, then the end of the pass. */
@@ -97,8 +95,7 @@ public final class ProcCollector implements Closeable {
             return;
         }
         long periodMicros = updateEvery * 1_000_000L;
-        Instant t = Instant.now();
-        long now = t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
+        long now = io.strata.node.runtime.CollectionClock.nowMicros();
         long delay = periodMicros - now % periodMicros;
         try {
             timer.schedule(this::tick, delay, TimeUnit.MICROSECONDS);

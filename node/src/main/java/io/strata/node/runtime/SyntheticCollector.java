@@ -64,14 +64,13 @@ public final class SyntheticCollector implements Closeable {
 
     public void start() {
         long periodMicros = updateEvery * 1_000_000L;
-        long now = System.currentTimeMillis() * 1000;
+        long now = CollectionClock.nowMicros();
         long delay = periodMicros - now % periodMicros;
         timer.scheduleAtFixedRate(this::collectOnce, delay, periodMicros, TimeUnit.MICROSECONDS);
     }
 
     void collectOnce() {
-        java.time.Instant t = java.time.Instant.now();
-        long nowMicros = t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
+        long nowMicros = CollectionClock.nowMicros();
         for (int c = 0; c < charts.size(); c++) {
             long[] v = values.get(c);
             boolean counter = counters.get(c);

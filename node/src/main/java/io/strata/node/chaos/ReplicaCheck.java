@@ -1,0 +1,295 @@
+package io.strata.node.chaos;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The proof after the quiet catch-up. For every child and every chart it collects each second,
+ * over the window, second by second and dimension by dimension:
+ * <ul>
+ *   <li>where the child's own engine has a value, every parent has it, the same (relative 1e-6,
+ *       the storage number's precision);</li>
+ *   <li>where the child has none (it lost what was in its memory at a SIGKILL, or never collected
+ *       it), the parents agree with each other: all or none hold it, with the same value; a second
+ *       some parents hold and the child lacks is also counted as missing from the child's own
+ *       engine, unless a SIGKILL of the child came after it;</li>
+ *   <li>the same queries (json, csv, datatable) to every parent give the same bytes.</li>
+ * </ul>
+ * Excepted, counted apart with their reason: the seconds of a child's clock shift (the 1.37.1
+ * protocol stamps live samples with the parent's clock and replayed ones with the child's) and a
+ * child's last second before its SIGKILL (which it may not have sent).
+ */
+final class ReplicaCheck {
+
+    /** Samples in a child's clock shift and this many seconds after it are not compared with the child's. */
+    static final int SHIFT_MARGIN_SECONDS = 5;
+    static final int FIRST_DIFFERENCES = 20;
+    /** Seconds per query (the window is read in pieces of at most this). */
+    static final int PIECE = 3600;
+    /** Charts per child whose queries are compared byte for byte (all a Strata child's; a Netdata child's first). */
+    static final int BYTE_CHARTS = 20;
+
+    long checked;
+    long missing;
+    long different;
+    long childEngineMissing;
+    long queriesCompared;
+    long queriesDifferent;
+    final Map<String, Long> excepted = new TreeMap<>();
+    final List<String> firstDifferences = new ArrayList<>();
+    final Map<String, String> unreadable = new LinkedHashMap<>();
+    /** Per "parent child": the seconds of the child missing on the parent (any chart, any dimension). */
+    final Map<String, java.util.TreeSet<Long>> gaps = new TreeMap<>();
+
+    /** Per child: its SIGKILLs (epoch seconds) and clock shifts ({from, to, offset}). */
+    record ChildHistory(List<Long> kills, List<long[]> shifts) {
+    }
+
+    void run(ChaosCluster cluster, long after, long before, Map<String, ChildHistory> history)
+            throws InterruptedException {
+        for (ChaosNode child : cluster.children) {
+            ChildHistory h = history.getOrDefault(child.name, new ChildHistory(List.of(), List.of()));
+            boolean netdata = child.kind == ChaosNode.Kind.NETDATA_CHILD;
+            List<String> charts;
+            try {
+                charts = Series.charts(child, netdata ? null : child.name);
+            } catch (IOException e) {
+                unreadable.put(child.name, "its chart list: " + e.getMessage());
+                continue;
+            }
+            int bytesCharts = 0;
+            for (String chart : charts) {
+                for (long a = after; a < before; a += PIECE) {
+                    long b = Math.min(before, a + PIECE);
+                    compare(cluster, child, netdata, chart, a, b, h);
+                }
+                if (bytesCharts++ < (netdata ? BYTE_CHARTS : Integer.MAX_VALUE)) {
+                    sameBytes(cluster, child.name, chart, after, before);
+                }
+            }
+        }
+    }
+
+    private void compare(ChaosCluster cluster, ChaosNode child, boolean netdata, String chart, long a, long b,
+                         ChildHistory h) throws InterruptedException {
+        Series truth;
+        try {
+            truth = Series.fetch(child, netdata ? null : child.name, chart, a, b);
+        } catch (IOException e) {
+            unreadable.put(child.name + " " + chart, e.getMessage());
+            return;
+        }
+        List<Series> onParents = new ArrayList<>();
+        for (ChaosNode p : cluster.parents) {
+            try {
+                onParents.add(Series.fetch(p, child.name, chart, a, b));
+            } catch (IOException e) {
+                unreadable.put(p.name + " " + child.name + " " + chart, e.getMessage());
+                return;
+            }
+        }
+        java.util.SortedSet<String> dims = new java.util.TreeSet<>(truth.dimensions());
+        for (Series p : onParents) {
+            dims.addAll(p.dimensions());
+        }
+        for (String dim : dims) {
+            for (long t = a + 1; t <= b; t++) {
+                double tv = truth.at(dim, t);
+                String shift = shiftAt(h, t);
+                if (!Double.isNaN(tv)) {
+                    for (int p = 0; p < onParents.size(); p++) {
+                        double pv = onParents.get(p).at(dim, t);
+                        if (shift != null) {
+                            except(shift);
+                            continue;
+                        }
+                        checked++;
+                        if (Double.isNaN(pv)) {
+                            missing++;
+                            gap(cluster.parents.get(p), child, t);
+                            note(child.name + " " + chart + " " + dim + " at " + t + ": the child has " + tv + ", "
+                                    + cluster.parents.get(p).name + " nothing");
+                        } else if (!same(tv, pv)) {
+                            different++;
+                            note(child.name + " " + chart + " " + dim + " at " + t + ": the child has " + tv + ", "
+                                    + cluster.parents.get(p).name + " " + pv);
+                        }
+                    }
+                    if (shift == null) {
+                        continue;
+                    }
+                }
+                // the parents with each other
+                int holding = 0;
+                double first = Double.NaN;
+                int firstAt = -1;
+                for (int p = 0; p < onParents.size(); p++) {
+                    double pv = onParents.get(p).at(dim, t);
+                    if (!Double.isNaN(pv)) {
+                        holding++;
+                        if (firstAt < 0) {
+                            first = pv;
+                            firstAt = p;
+                        } else if (!same(first, pv)) {
+                            different++;
+                            note(child.name + " " + chart + " " + dim + " at " + t + ": " + cluster.parents.get(firstAt)
+                                    .name + " has " + first + ", " + cluster.parents.get(p).name + " " + pv);
+                        }
+                    }
+                }
+                if (holding == 0 || !Double.isNaN(tv)) {
+                    continue;
+                }
+                String lastSecond = killAt(h, t);
+                if (holding < onParents.size()) {
+                    if (lastSecond != null) {
+                        except(lastSecond);
+                    } else {
+                        missing += onParents.size() - holding;
+                        List<String> lacking = new ArrayList<>();
+                        for (int p = 0; p < onParents.size(); p++) {
+                            if (Double.isNaN(onParents.get(p).at(dim, t))) {
+                                lacking.add(cluster.parents.get(p).name);
+                                gap(cluster.parents.get(p), child, t);
+                            }
+                        }
+                        note(child.name + " " + chart + " " + dim + " at " + t + ": " + holding + " of "
+                                + onParents.size() + " parents hold it (" + first + "), not " + lacking
+                                + ", nor the child");
+                    }
+                }
+                // a second the child collected and its own engine lacks
+                if (lastSecond == null && shift == null) {
+                    if (lostAtLaterKill(h, t)) {
+                        except("in the child's memory at a later SIGKILL (docs/format/README.md, Crash consistency)");
+                    } else if (!netdata) {
+                        childEngineMissing++;
+                        note(child.name + " " + chart + " " + dim + " at " + t + ": the parents hold " + first
+                                + ", the child's own engine nothing, and it was not killed after");
+                    }
+                }
+            }
+        }
+    }
+
+    private void sameBytes(ChaosCluster cluster, String host, String chart, long after, long before)
+            throws InterruptedException {
+        for (String q : List.of("&points=" + Math.min(before - after, 600) + "&format=json",
+                "&points=20&format=csv&group=max", "&points=10&format=datatable&options=percentage")) {
+            String path = "/host/" + host + "/api/v1/data?chart=" + chart + "&after=" + after + "&before=" + before + q;
+            String firstBody = null;
+            String firstName = null;
+            for (ChaosNode p : cluster.parents) {
+                String body;
+                try {
+                    body = p.fetch(path);
+                } catch (IOException e) {
+                    String m = String.valueOf(e.getMessage());
+                    int status = m.indexOf(" with 404: ");
+                    if (status < 0) {
+                        unreadable.put(p.name + " " + path, m);
+                        return;
+                    }
+                    // a 404 is an answer too: the same on every parent
+                    body = m.substring(status);
+                }
+                if (firstBody == null) {
+                    firstBody = body;
+                    firstName = p.name;
+                } else if (!firstBody.equals(body)) {
+                    queriesDifferent++;
+                    int at = 0;
+                    while (at < firstBody.length() && at < body.length() && firstBody.charAt(at) == body.charAt(at)) {
+                        at++;
+                    }
+                    note(path + ": " + firstName + " and " + p.name + " answer differently (" + firstBody.length()
+                            + " and " + body.length() + " bytes), from byte " + at + ": "
+                            + excerpt(firstBody, at) + " | " + excerpt(body, at));
+                }
+            }
+            queriesCompared++;
+        }
+    }
+
+    private void gap(ChaosNode parent, ChaosNode child, long t) {
+        gaps.computeIfAbsent(parent.name + " lacks " + child.name, k -> new java.util.TreeSet<>()).add(t);
+    }
+
+    /** The gaps as ranges of seconds, e.g. {@code chaos-parent-1 lacks chaos-child-1: 1795733348-1795733397 (50 s)}. */
+    List<String> gapRanges() {
+        List<String> out = new ArrayList<>();
+        gaps.forEach((who, seconds) -> {
+            StringBuilder b = new StringBuilder(who).append(':');
+            long start = -1;
+            long prev = -1;
+            for (long t : seconds) {
+                if (start < 0) {
+                    start = t;
+                } else if (t != prev + 1) {
+                    b.append(' ').append(start).append('-').append(prev).append(" (").append(prev - start + 1)
+                            .append(" s)");
+                    start = t;
+                }
+                prev = t;
+            }
+            b.append(' ').append(start).append('-').append(prev).append(" (").append(prev - start + 1).append(" s)");
+            out.add(b.toString());
+        });
+        return out;
+    }
+
+    private static String excerpt(String body, int at) {
+        return body.substring(Math.max(0, at - 40), Math.min(body.length(), at + 60)).replace('\n', ' ');
+    }
+
+    private static boolean same(double a, double b) {
+        return Math.abs(a - b) <= Math.max(1e-9, Math.abs(a) * 1e-6);
+    }
+
+    private void except(String reason) {
+        excepted.merge(reason, 1L, Long::sum);
+    }
+
+    private void note(String s) {
+        if (firstDifferences.size() < FIRST_DIFFERENCES) {
+            firstDifferences.add(s);
+        }
+    }
+
+    private static String shiftAt(ChildHistory h, long t) {
+        for (long[] s : h.shifts()) {
+            if (t >= s[0] - SHIFT_MARGIN_SECONDS && t <= s[1] + Math.abs(s[2]) + SHIFT_MARGIN_SECONDS) {
+                return "collected while the child's clock was shifted (1.37.1 stamps live samples with the parent's"
+                        + " clock, replayed ones with the child's)";
+            }
+        }
+        return null;
+    }
+
+    private static String killAt(ChildHistory h, long t) {
+        for (long k : h.kills()) {
+            if (t >= k - 1 && t <= k + 1) {
+                return "the child's last second before its SIGKILL (docs/replication.md, ChildKilledIT)";
+            }
+        }
+        return null;
+    }
+
+    private static boolean lostAtLaterKill(ChildHistory h, long t) {
+        for (long k : h.kills()) {
+            if (k >= t) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean ok() {
+        return missing == 0 && different == 0 && childEngineMissing == 0 && queriesDifferent == 0
+                && unreadable.isEmpty();
+    }
+}
