@@ -232,7 +232,8 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
     private long collectionIdle(int chartId) {
         long deadline = System.nanoTime() + COLLECTION_WAIT_NANOS;
         long v = charts.collectionVersion(chartId);
-        while ((v & 1) != 0 && System.nanoTime() - deadline < 0) {
+        // an interrupted sender thread (closing) stops waiting: park would return at once
+        while ((v & 1) != 0 && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
             java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
             v = charts.collectionVersion(chartId);
         }
