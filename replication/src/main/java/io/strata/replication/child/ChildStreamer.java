@@ -192,6 +192,13 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             // answer nor the stream. So streaming starts (under this lock, which collected() takes)
             // only if no collection was stored since the answer read the chart's state; then a
             // collection already in the answer is not streamed again, and every later one is.
+            // The answer reads the state between two collections, never during one: a collection
+            // moves the chart's last collected time first and stores its points and last stored
+            // time after, and an answer that read that half state handed the parent a last
+            // collected time a second past its last stored one (its next slot was interpolated
+            // with a negative, unsigned, time: 1e14 for a gauge of 800) and skipped the collection
+            // as answered while it was in neither the answer nor the stream.
+            long version = collectionIdle(chartId);
             long seen = charts.chartLastCollectedUt(chartId);
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
             boolean streams;
@@ -204,7 +211,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
                 return;
             }
             synchronized (this) {
-                if (streams && charts.chartLastCollectedUt(chartId) != seen && attempt < ANSWER_ATTEMPTS) {
+                if (streams && !charts.collectionUnchangedSince(chartId, version) && attempt < ANSWER_ATTEMPTS) {
                     out.release();
                     continue;
                 }
@@ -215,6 +222,26 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             return;
         }
     }
+
+    /**
+     * Waits until no collection of the chart is under way (a collection takes microseconds; a
+     * collecting thread descheduled midway, seconds at most) and returns its collection version;
+     * past {@link #COLLECTION_WAIT_NANOS} it returns the odd version, which the answer's check
+     * never finds unchanged (the answer is computed again).
+     */
+    private long collectionIdle(int chartId) {
+        long deadline = System.nanoTime() + COLLECTION_WAIT_NANOS;
+        long v = charts.collectionVersion(chartId);
+        // an interrupted sender thread (closing) stops waiting: park would return at once
+        while ((v & 1) != 0 && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
+            v = charts.collectionVersion(chartId);
+        }
+        return v;
+    }
+
+    /** How long an answer waits for a collection under way to end before it reads the chart. */
+    private static final long COLLECTION_WAIT_NANOS = 5_000_000_000L;
 
     @Override
     public synchronized void onDisconnected(String reason) {

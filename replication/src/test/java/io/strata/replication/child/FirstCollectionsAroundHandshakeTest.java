@@ -171,6 +171,94 @@ class FirstCollectionsAroundHandshakeTest {
         }
     }
 
+    /**
+     * The parent's {@code REPLAY_CHART} is answered on another thread while the collector is in the
+     * middle of the chart's first stored collection: its last collected time has moved, its point
+     * and last stored time not yet. An answer computed from that half state told the parent (in
+     * {@code RSSTATE}) a last collected time a second past its last stored one and skipped the
+     * collection as answered: the parent then interpolated the child's first second with a
+     * negative (unsigned) time and stored 1.8e14 where the child had 795 (ParentKilledIT on a
+     * loaded machine). The answer must describe the chart between two collections.
+     */
+    @Test
+    void anAnswerComputedWhileACollectionIsHalfStoredHandsTheParentEveryPointAsTheChildHasIt() throws Exception {
+        EmbeddedChannel channel = new EmbeddedChannel();
+        java.util.concurrent.atomic.AtomicReference<Runnable> midCollection = new java.util.concurrent.atomic.AtomicReference<>();
+        try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")));
+             StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
+            HostInfo host = new HostInfo(HOST, "child-1", "linux", "UTC", 1, Map.of());
+            // the collector stores through this sink: the action set in midCollection runs before the
+            // first point of a collection is stored, that is after its last collected time moved
+            LocalCharts local = new LocalCharts(childDb, host, sink -> (metric, time, updateEvery, value, flags) -> {
+                Runnable r = midCollection.getAndSet(null);
+                if (r != null) {
+                    r.run();
+                }
+                sink.store(metric, time, updateEvery, value, flags);
+            });
+            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, "strata.synthetic_0", 1),
+                    List.of(DimensionInfo.of(HOST, "strata.synthetic_0", "d0")));
+            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
+                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
+            List<String> commands = new ArrayList<>();
+            ReceiverParser parent = new ReceiverParser(parentDb, host, commands::add,
+                    ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
+                    () -> nowMicros, null);
+            try (ChildStreamer streamer = new ChildStreamer(local, settings, 1, null, clock)) {
+                SenderSession session = SenderSession.over("child-1", channel,
+                        Destination.parse("127.0.0.1:19999", 19999), ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+                long second = T;
+                collect(local, chart, second);
+                nowMicros = second * 1_000_000L + 840_000;
+                streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+                String definition = written(channel);
+                feed(parent, definition);
+                assertEquals(1, commands.size(), "one REPLAY_CHART: " + commands);
+                byte[] request = commands.get(0).trim().getBytes(StandardCharsets.US_ASCII);
+                Thread[] answering = new Thread[1];
+                Throwable[] failed = new Throwable[1];
+                midCollection.set(() -> {
+                    Thread t = new Thread(() -> {
+                        try {
+                            streamer.onParentCommand(session, request, request.length);
+                        } catch (Throwable e) {
+                            failed[0] = e;
+                        }
+                    }, "replay-answer");
+                    answering[0] = t;
+                    t.start();
+                    // the collection stays half done until the answer is written, or waits for it
+                    long deadline = System.nanoTime() + 30_000_000_000L;
+                    while (t.isAlive() && t.getState() != Thread.State.TIMED_WAITING
+                            && System.nanoTime() - deadline < 0) {
+                        Thread.onSpinWait();
+                    }
+                });
+                collect(local, chart, ++second);
+                assertTrue(answering[0] != null, "the answer ran during the collection");
+                answering[0].join(60_000);
+                assertTrue(!answering[0].isAlive(), "the answer ended");
+                assertTrue(failed[0] == null, () -> "the answer failed: " + failed[0]);
+                String answer = written(channel);
+                feed(parent, answer);
+                assertEquals(1, streamer.chartsStreaming(), "the answer starts streaming: " + answer);
+                for (int i = 0; i < 3; i++) {
+                    collect(local, chart, ++second);
+                    feed(parent, written(channel));
+                }
+
+                List<String> held = points(childDb, childDb.metadata().metrics(chart.chartId()).get(0));
+                List<String> got = points(parentDb, parentDb.metadata().metrics(
+                        parentDb.metadata().chartId(HOST, "strata.synthetic_0")).get(0));
+                assertEquals(4, held.size(), "the child's own points: " + held);
+                assertEquals(held, got, "the parent holds every point of the child as the child has it\ndefinition:\n"
+                        + definition + "request: " + commands + "\nanswer:\n" + answer);
+            }
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
     private void run(int storedBefore, int storedDuring) throws Exception {
         run(storedBefore, storedDuring, false);
     }

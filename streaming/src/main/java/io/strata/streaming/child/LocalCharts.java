@@ -31,6 +31,13 @@ public final class LocalCharts implements ChildStream.CollectionState {
         final boolean[] updated;
         long lastCollectionMicros;
         long microsSinceLast;
+        /**
+         * Odd while a collection of the chart is being computed and stored, even between
+         * collections (a sequence lock's version; one writer, the collecting thread): the state a
+         * replication answer reads is that of a whole collection only when the version was even
+         * before and unchanged after ({@link #collectionVersion}).
+         */
+        volatile long collectionVersion;
 
         Chart(int chartId, String id, ChartCollector collector, int dimensions) {
             this.chartId = chartId;
@@ -82,10 +89,18 @@ public final class LocalCharts implements ChildStream.CollectionState {
     private final List<CollectionListener> listeners = new CopyOnWriteArrayList<>();
 
     public LocalCharts(StorageEngine engine, HostInfo host) {
+        this(engine, host, java.util.function.UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #LocalCharts(StorageEngine, HostInfo)}, the collectors storing through
+     * {@code wrap} applied to the engine's sink (tests that act in the middle of a collection).
+     */
+    public LocalCharts(StorageEngine engine, HostInfo host, java.util.function.UnaryOperator<StoredPointSink> wrap) {
         this.engine = engine;
         this.host = host;
         engine.metadata().upsertHost(host);
-        this.sink = StoredPointSink.into(engine);
+        this.sink = wrap.apply(StoredPointSink.into(engine));
     }
 
     public HostInfo host() {
@@ -138,6 +153,17 @@ public final class LocalCharts implements ChildStream.CollectionState {
      * next {@link #passDone}.
      */
     public void collect(Chart c, long[] values, boolean[] updated, long nowMicros) {
+        // odd: a collection is under way (the collector's state and the engine move apart)
+        c.collectionVersion++;
+        java.lang.invoke.VarHandle.storeStoreFence();
+        try {
+            collectInto(c, values, updated, nowMicros);
+        } finally {
+            c.collectionVersion++;
+        }
+    }
+
+    private static void collectInto(Chart c, long[] values, boolean[] updated, long nowMicros) {
         for (int i = 0; i < c.collected.length; i++) {
             boolean u = updated == null || updated[i];
             c.updated[i] = u;
@@ -156,6 +182,30 @@ public final class LocalCharts implements ChildStream.CollectionState {
         for (CollectionListener l : listeners) {
             l.collected(collected);
         }
+    }
+
+    /**
+     * The collection version of a chart: odd while one of its collections is being computed and
+     * stored (its last collected time already moved, its points and last stored time not yet),
+     * even between collections; 0 for a chart not collected here. A reader of the chart's state
+     * (a replication answer: {@code RDSTATE}, {@code RSSTATE} and the points in the engine) saw one
+     * whole collection if the version was even before it read and is the same after
+     * ({@link #collectionUnchangedSince}).
+     */
+    public long collectionVersion(int chartId) {
+        Chart c = byChartId(chartId);
+        return c == null ? 0 : c.collectionVersion;
+    }
+
+    /**
+     * Whether what was read of the chart since {@link #collectionVersion} returned {@code version}
+     * is the state between two collections: none was under way then ({@code version} even) and
+     * none began since.
+     */
+    public boolean collectionUnchangedSince(int chartId, long version) {
+        // the state read before this check is not reordered after it
+        java.lang.invoke.VarHandle.acquireFence();
+        return (version & 1) == 0 && collectionVersion(chartId) == version;
     }
 
     Chart byChartId(int chartId) {
