@@ -45,6 +45,7 @@ class DataQueryTest {
     static Path dir;
     static StorageEngine engine;
     static HostView host;
+    static int gapsMetric;
 
     /** test.gaps/a: t % 10 except every 7th second, which is a gap. */
     static double gapsValue(long t) {
@@ -60,6 +61,7 @@ class DataQueryTest {
         chart("test.pair1", 1, "ctx.pair");
         chart("test.pair2", 1, "ctx.pair");
         int gaps = dim("test.gaps", "a", 0);
+        gapsMetric = gaps;
         int zero = dim("test.gaps", "zero", 0);
         int hidden = dim("test.gaps", "hid", DimensionInfo.FLAG_HIDDEN);
         int slow = dim("test.slow", "s", 0);
@@ -143,15 +145,34 @@ class DataQueryTest {
         }
     }
 
+    /**
+     * Netdata's tier weights: a tier's weight is how much of the window it covers, less when it
+     * holds fewer points there than the rows want; the coarsest of the best answers. 25 rows of 2
+     * minutes over a window both tiers cover whole: tier 1 (a point a minute) serves as well as
+     * tier 0 and is read, each row the mean of the minute points it gets (the first row also gets
+     * the point at its start). Ending after tier 1's last point: tier 0 covers more and is read.
+     */
     @Test
-    void longWindowsReadTheCoarserTier() throws Exception {
-        JsonNode r = query("chart=test.gaps&dimensions=a&after=-3000&points=50&options=jsonwrap");
-        assertEquals(60, r.get("view_update_every").asLong());
+    void longWindowsReadTheCoarserTierWhenItServesAsWell() throws Exception {
+        // a window aligned to its 2-minute rows, ending at or before tier 1's last point
+        long end = engine.registry().lastTime(gapsMetric, 1) / 120 * 120;
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=" + (end - 3000) + "&before=" + end
+                + "&points=25&options=jsonwrap|flip");
+        assertEquals(120, r.get("view_update_every").asLong());
+        assertEquals(0, r.get("db_points_per_tier").get(0).asLong(), r.get("db_points_per_tier").toString());
         assertTrue(r.get("db_points_per_tier").get(1).asLong() > 0, r.get("db_points_per_tier").toString());
+        boolean firstRow = true;
         for (JsonNode row : r.get("result").get("data")) {
             long t = row.get(0).asLong();
-            assertEquals(average(t - 59, t), row.get(1).asDouble(), 1e-4, "minute ending " + t);
+            double expected = firstRow
+                    ? (average(t - 179, t - 120) + average(t - 119, t - 60) + average(t - 59, t)) / 3
+                    : (average(t - 119, t - 60) + average(t - 59, t)) / 2;
+            assertEquals(expected, row.get(1).asDouble(), 1e-4, "2 minutes ending " + t);
+            firstRow = false;
         }
+        JsonNode newest = query("chart=test.gaps&dimensions=a&after=-3000&points=50&options=jsonwrap");
+        assertTrue(newest.get("db_points_per_tier").get(0).asLong() > 0, newest.get("db_points_per_tier").toString());
+        assertEquals(0, newest.get("db_points_per_tier").get(1).asLong(), newest.get("db_points_per_tier").toString());
     }
 
     @Test
@@ -173,19 +194,39 @@ class DataQueryTest {
             long t = row.get(0).asLong();
             assertEquals(((t - 5) % 100 + t % 100) / 2.0, row.get(1).asDouble(), 1e-6, "at " + t);
         }
-        // virtual points: 1-second granularity over 5-second data
-        JsonNode v = query("chart=test.slow&after=" + (T0 + N - 30) + "&before=" + (T0 + N) + "&points=10&options=jsonwrap");
-        assertTrue(v.get("options").asText().contains("virtual-points"));
-        assertEquals(3, v.get("view_update_every").asLong());
-        int values = 0;
-        for (JsonNode row : v.get("result").get("data")) {
-            if (!row.get(1).isNull()) {
-                long t = row.get(0).asLong();
-                values++;
-                assertEquals(t / 5 * 5 % 100, row.get(1).asDouble(), 1e-6, "the 5 s point in the 3 s ending " + t);
-            }
+    }
+
+    /**
+     * A chart collected every 5 s asked for 25 rows over 50 s (rows 2 s apart, finer than its
+     * points): as Netdata 1.37.1, every row has a value: the points ending since the previous row
+     * plus the value at the row's end, interpolated between the two points around it.
+     */
+    @Test
+    void fiveSecondChartAskedForFinerRowsInterpolatesBetweenItsPoints() throws Exception {
+        long before = T0 + N - 10;
+        JsonNode v = query("chart=test.slow&after=" + (before - 50) + "&before=" + before
+                + "&points=25&options=jsonwrap|flip");
+        assertEquals(2, v.get("view_update_every").asLong());
+        JsonNode data = v.get("result").get("data");
+        assertEquals(25, data.size());
+        long firstPoint = (before - 50 + 1) / 5 * 5; // the point at or before the window's first second
+        for (int i = 0; i < data.size(); i++) {
+            JsonNode row = data.get(i);
+            long e = row.get(0).asLong();
+            assertTrue(row.get(1).isNumber(), "row " + e + " is null: " + data);
+            // the first row also gets the point at the window's start; every other row is the value at its end
+            double expected = i == 0 ? (firstPoint % 100 + e % 100) / 2.0 : e % 100;
+            assertEquals(expected, row.get(1).asDouble(), 1e-6, "row ending " + e);
         }
-        assertTrue(values >= 6, "most 3-second rows hold one of the 5-second points");
+        // rows 3 s apart over the last 30 s
+        JsonNode three = query("chart=test.slow&after=" + (before - 30) + "&before=" + before
+                + "&points=10&options=jsonwrap|flip");
+        assertEquals(3, three.get("view_update_every").asLong());
+        JsonNode rows3 = three.get("result").get("data");
+        for (int i = 1; i < rows3.size(); i++) {
+            long e = rows3.get(i).get(0).asLong();
+            assertEquals(e % 100, rows3.get(i).get(1).asDouble(), 1e-6, "row ending " + e);
+        }
     }
 
     @Test
