@@ -46,6 +46,7 @@ public final class DataQuery {
         MetricRegistry registry = engine.registry();
         EngineConfig cfg = engine.config();
         int tiers = registry.tiers();
+        req.applyTiers(tiers);
         long options = req.options;
 
         List<ChartView> charts = targetCharts(host, req);

@@ -175,6 +175,17 @@ class DataQueryTest {
         assertEquals(0, newest.get("db_points_per_tier").get(1).asLong(), newest.get("db_points_per_tier").toString());
     }
 
+    /** As in Netdata 1.37.1, {@code tier=N} of a tier the database has selects it without {@code selected-tier}. */
+    @Test
+    void tierParameterAloneSelectsTheTier() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=-600&points=10&tier=1&options=jsonwrap");
+        assertEquals(0, r.get("db_points_per_tier").get(0).asLong(), r.get("db_points_per_tier").toString());
+        assertTrue(r.get("db_points_per_tier").get(1).asLong() > 0, r.get("db_points_per_tier").toString());
+        assertTrue(r.get("id").asText().endsWith(",selected-tier/tier:1"), r.get("id").asText());
+        JsonNode beyond = query("chart=test.gaps&dimensions=a&after=-600&points=10&tier=7&options=jsonwrap");
+        assertTrue(!beyond.get("id").asText().contains("tier"), beyond.get("id").asText());
+    }
+
     @Test
     void unalignedRowsEndAtTheDatabaseEnd() throws Exception {
         JsonNode r = query("chart=test.gaps&dimensions=a&after=-60&points=6&options=jsonwrap|unaligned");
