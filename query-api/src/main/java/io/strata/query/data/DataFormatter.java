@@ -401,7 +401,11 @@ public final class DataFormatter {
         list(r.names);
         out.a("],\n   \"dimension_ids\": [");
         list(r.ids);
-        out.a("],\n   \"functions\": [],\n");
+        out.a("],\n");
+        if (has(DataOptions.ALL_DIMENSIONS)) {
+            allDimensions();
+        }
+        out.a("   \"functions\": [],\n");
         if (DataRequest.given(r.request.context)) {
             out.a("   \"chart_ids\": [");
             list(r.chartIds);
@@ -464,6 +468,47 @@ public final class DataFormatter {
             max = Double.isNaN(printedMax) ? 0 : printedMax;
         }
         out.a(",\n \"min\": ").number(min).a(",\n \"max\": ").number(max).a("\n}\n");
+    }
+
+    /**
+     * {@code all-dimensions}: every dimension and chart of the query target and the charts'
+     * labels, each {@code ["a","b"]} pair once, in the order met (Netdata's dictionaries).
+     */
+    private void allDimensions() {
+        java.util.LinkedHashSet<String> seen = new java.util.LinkedHashSet<>();
+        out.a("   \"full_dimension_list\": [");
+        int n = 0;
+        for (String[] d : r.allDimensions) {
+            if (seen.add(d[0] + ":" + d[1])) {
+                pair(n++ > 0, d[0], d[1], "");
+            }
+        }
+        out.a("],\n   \"full_chart_list\": [");
+        seen.clear();
+        n = 0;
+        for (io.strata.query.catalog.ChartView c : r.allCharts) {
+            if (seen.add(c.id() + ":" + c.name())) {
+                pair(n++ > 0, c.id(), c.name(), "");
+            }
+        }
+        out.a("],\n   \"full_chart_labels\": [");
+        seen.clear();
+        n = 0;
+        for (io.strata.query.catalog.ChartView c : r.allCharts) {
+            for (java.util.Map.Entry<String, String> l : c.info().labels().entrySet()) {
+                if (seen.add(l.getKey() + ":" + l.getValue())) {
+                    pair(n++ > 0, l.getKey(), l.getValue(), " ");
+                }
+            }
+        }
+        out.a("],\n");
+    }
+
+    private void pair(boolean comma, String a, String b, String gap) {
+        if (comma) {
+            out.ch(',');
+        }
+        out.a("[").jsonString(a).a(",").a(gap).jsonString(b).a("]");
     }
 
     /** Netdata's query id, also the wrapper's {@code name}: the request as the query target saw it. */

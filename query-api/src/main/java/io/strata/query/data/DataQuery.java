@@ -69,6 +69,9 @@ public final class DataQuery {
         }
 
         List<Column> columns = new ArrayList<>();
+        // what the query target holds before the dimensions pattern: all-dimensions lists it
+        List<String[]> inWindow = new ArrayList<>();
+        List<ChartView> inWindowCharts = new ArrayList<>();
         boolean anyVisible = false;
         for (ChartView c : charts) {
             for (int d = 0; d < c.dimensions(); d++) {
@@ -77,6 +80,10 @@ public final class DataQuery {
                 long last = Retention.last(registry, m);
                 if (first == 0 || first > requested[1] || last < requested[0]) {
                     continue;
+                }
+                inWindow.add(new String[]{c.dimensionId(d), c.dimensionName(d)});
+                if (inWindowCharts.isEmpty() || inWindowCharts.get(inWindowCharts.size() - 1) != c) {
+                    inWindowCharts.add(c);
                 }
                 boolean matched = dims == null
                         || (matchIds && dims.matches(c.dimensionId(d)))
@@ -134,6 +141,8 @@ public final class DataQuery {
                 window.options(), tiers, wallClockSeconds);
         TimeGrouping grouping = req.group.create(req.groupOptions, window.group(), window.points(),
                 window.resamplingGroup() != 1 ? window.resamplingDivisor() : 0);
+        result.allDimensions = inWindow;
+        result.allCharts = inWindowCharts;
         PointLoop loop = new PointLoop(result, grouping, PointLoop.fetchFor(req.group));
         for (int i = 0; i < columns.size(); i++) {
             Column col = columns.get(i);

@@ -186,6 +186,19 @@ class DataQueryTest {
         assertTrue(!beyond.get("id").asText().contains("tier"), beyond.get("id").asText());
     }
 
+    /** {@code all-dimensions}: the wrapper lists every dimension and chart of the target, as Netdata 1.37.1. */
+    @Test
+    void allDimensionsListsTheWholeTarget() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=-10&points=10&options=jsonwrap|all-dimensions");
+        assertEquals("[[\"a\",\"a\"],[\"zero\",\"zero\"],[\"hid\",\"hid\"]]", r.get("full_dimension_list").toString());
+        assertEquals("[[\"test.gaps\",\"test.gaps\"]]", r.get("full_chart_list").toString());
+        assertEquals("[]", r.get("full_chart_labels").toString());
+        java.util.List<String> keys = new java.util.ArrayList<>();
+        r.fieldNames().forEachRemaining(keys::add);
+        assertEquals(keys.indexOf("dimension_ids") + 1, keys.indexOf("full_dimension_list"), keys.toString());
+        assertEquals(keys.indexOf("full_chart_labels") + 1, keys.indexOf("functions"), keys.toString());
+    }
+
     @Test
     void unalignedRowsEndAtTheDatabaseEnd() throws Exception {
         JsonNode r = query("chart=test.gaps&dimensions=a&after=-60&points=6&options=jsonwrap|unaligned");
