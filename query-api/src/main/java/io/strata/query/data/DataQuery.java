@@ -72,7 +72,6 @@ public final class DataQuery {
         // what the query target holds before the dimensions pattern: all-dimensions lists it
         List<String[]> inWindow = new ArrayList<>();
         List<ChartView> inWindowCharts = new ArrayList<>();
-        boolean anyVisible = false;
         for (ChartView c : charts) {
             for (int d = 0; d < c.dimensions(); d++) {
                 int m = c.metric(d);
@@ -93,11 +92,12 @@ public final class DataQuery {
                 if (hidden && !percentage) {
                     continue;
                 }
-                anyVisible |= !hidden;
                 columns.add(new Column(c, d, m, hidden));
             }
         }
-        if (!anyVisible) {
+        if (columns.isEmpty()) {
+            // with percentage, dimensions the pattern leaves out are still queried (hidden): Netdata
+            // then answers "no data" rather than 404
             throw ApiError.notFound(NO_METRICS);
         }
 

@@ -199,6 +199,20 @@ class DataQueryTest {
         assertEquals(keys.indexOf("full_chart_labels") + 1, keys.indexOf("functions"), keys.toString());
     }
 
+    /**
+     * A pattern matching nothing is a 404, unless {@code percentage} keeps every dimension in the
+     * query (hidden): then Netdata 1.37.1 answers "no data", and an array of nulls.
+     */
+    @Test
+    void percentageWithAPatternMatchingNothingAnswersNoData() throws Exception {
+        assertThrows(ApiError.class, () -> query("chart=test.gaps&dimensions=nothing&after=-10&points=5"));
+        JsonNode r = query("chart=test.gaps&dimensions=nothing&after=-10&points=5&options=percentage");
+        assertEquals("[\"time\",\"no data\"]", r.get("labels").toString());
+        assertEquals(0, r.get("data").size());
+        JsonNode a = query("chart=test.gaps&dimensions=nothing&after=-10&points=5&options=percentage&format=array");
+        assertEquals("[null,null,null,null,null]", a.toString());
+    }
+
     @Test
     void unalignedRowsEndAtTheDatabaseEnd() throws Exception {
         JsonNode r = query("chart=test.gaps&dimensions=a&after=-60&points=6&options=jsonwrap|unaligned");
