@@ -347,37 +347,44 @@ public final class DataFormatter {
         out.a(suffix);
     }
 
+    /**
+     * Netdata's {@code rrdr2value}: the row's shown cells summed, or max − min with {@code min2max},
+     * where min and max start from 0 and the first cell (so one positive cell gives itself) and an
+     * empty cell counts as 0 in them (not in the sum); NaN when every cell is empty.
+     */
     private double rowValue(int row) {
         double total = rowTotal(row);
         double sum = 0;
         double min = 0;
         double max = 0;
-        boolean any = false;
+        boolean init = true;
+        boolean allNull = true;
         for (int c = 0; c < r.columns; c++) {
             if (!r.shown(c)) {
                 continue;
             }
             double v = r.value(row, c);
-            if (Double.isNaN(v)) {
-                continue;
-            }
-            if (has(DataOptions.ABSOLUTE) && v < 0) {
-                v = -v;
+            boolean empty = Double.isNaN(v);
+            double n = empty ? 0 : v;
+            if (has(DataOptions.ABSOLUTE) && n < 0) {
+                n = -n;
             }
             if (has(DataOptions.PERCENTAGE)) {
-                v = v * 100 / total;
+                n = n * 100 / total;
             }
-            if (!any) {
-                min = v;
-                max = v;
-                any = true;
-            } else {
-                min = Math.min(min, v);
-                max = Math.max(max, v);
+            if (init) {
+                min = n > 0 ? 0 : n;
+                max = n > 0 ? n : 0;
+                init = false;
             }
-            sum += v;
+            if (!empty) {
+                allNull = false;
+                sum += n;
+            }
+            min = Math.min(min, n);
+            max = Math.max(max, n);
         }
-        if (!any) {
+        if (allNull) {
             return Double.NaN;
         }
         return has(DataOptions.MIN2MAX) ? max - min : sum;
@@ -440,7 +447,7 @@ public final class DataFormatter {
         }
         out.a("],\n   \"dimensions\": ").integer(r.shownColumns())
                 .a(",\n   \"points\": ").integer(r.rows)
-                .a(",\n   \"format\": ").jsonString(format.wireName())
+                .a(",\n   \"format\": ").jsonString(format.wrapperName())
                 .a(",\n   \"db_points_per_tier\": [ ");
         for (int t = 0; t < r.pointsPerTier.length; t++) {
             out.a(t == 0 ? "" : ", ").integer(r.pointsPerTier[t]);
@@ -520,7 +527,9 @@ public final class DataFormatter {
             sb.append("context://host:").append(r.host.hostname()).append("/contexts:").append(q.context)
                     .append("/instances:").append(DataRequest.given(q.chart) ? q.chart : "*");
         } else {
-            sb.append("chart://host:").append(r.host.hostname()).append("/instance:").append(q.chart);
+            // Netdata names the chart by its name, whichever of id or name the request gave
+            sb.append("chart://host:").append(r.host.hostname()).append("/instance:")
+                    .append(r.chartName != null ? r.chartName : q.chart);
         }
         sb.append("/dimensions:").append(dims)
                 .append("/after:").append(q.after)
@@ -528,10 +537,10 @@ public final class DataFormatter {
                 .append("/points:").append(q.points)
                 .append("/group:").append(q.group.name()).append(q.groupOptions != null ? q.groupOptions : "")
                 .append("/options:").append(DataOptions.render(q.options));
-        if (q.gtime != 0) {
+        if (q.gtime > 1) {
             sb.append("/resampling:").append(q.gtime);
         }
-        if ((q.options & DataOptions.SELECTED_TIER) != 0 && q.tierGiven) {
+        if ((q.options & DataOptions.SELECTED_TIER) != 0) {
             sb.append("/tier:").append(q.tier);
         }
         return sb.toString();

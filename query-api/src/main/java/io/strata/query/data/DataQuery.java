@@ -142,6 +142,7 @@ public final class DataQuery {
         TimeGrouping grouping = req.group.create(req.groupOptions, window.group(), window.points(),
                 window.resamplingGroup() != 1 ? window.resamplingDivisor() : 0);
         result.allDimensions = inWindow;
+        result.chartName = DataRequest.given(req.context) ? null : charts.get(0).name();
         result.allCharts = inWindowCharts;
         PointLoop loop = new PointLoop(result, grouping, PointLoop.fetchFor(req.group));
         for (int i = 0; i < columns.size(); i++) {

@@ -30,6 +30,8 @@ public final class DataResult {
     final long options;
     /** The unix time the query ran at. */
     final long wallClock;
+    /** The chart's name for a chart query (Netdata's query id names it so), else null. */
+    String chartName;
     /** {id, name} of every dimension of the target in the window, before the dimensions pattern ({@code all-dimensions}). */
     java.util.List<String[]> allDimensions = java.util.List.of();
     /** The target's charts with a dimension in the window ({@code all-dimensions}). */

@@ -213,6 +213,29 @@ class DataQueryTest {
         assertEquals("[null,null,null,null,null]", a.toString());
     }
 
+    /**
+     * min2max as Netdata's {@code rrdr2value}: min and max start from 0 and the first cell, so one
+     * positive dimension gives its value (not 0); an empty cell counts as 0 in them.
+     */
+    @Test
+    void min2maxStartsFromZero() throws Exception {
+        JsonNode r = query("chart=test.slow&after=-20&points=2&options=min2max&format=array");
+        JsonNode plain = query("chart=test.slow&after=-20&points=2&format=array");
+        assertEquals(plain.toString(), r.toString());
+        assertTrue(r.get(0).asDouble() > 0, r.toString());
+    }
+
+    /** The wrapper and the query id as Netdata 1.37.1 writes them. */
+    @Test
+    void wrapperNamesAsNetdata() throws Exception {
+        JsonNode md = query("chart=test.gaps&after=-10&points=2&format=markdown&options=jsonwrap");
+        assertEquals("unknown", md.get("format").asText(), "markdown has no name in 1.37.1's wrapper");
+        JsonNode cja = query("chart=test.gaps&after=-10&points=2&format=csvjsonarray&options=jsonwrap|seconds");
+        assertEquals("unknown", cja.get("format").asText());
+        JsonNode tier = query("chart=test.gaps&after=-10&points=2&options=jsonwrap|selected-tier&gtime=1");
+        assertTrue(tier.get("id").asText().endsWith("/options:jsonwrap,selected-tier/tier:0"), tier.get("id").asText());
+    }
+
     @Test
     void unalignedRowsEndAtTheDatabaseEnd() throws Exception {
         JsonNode r = query("chart=test.gaps&dimensions=a&after=-60&points=6&options=jsonwrap|unaligned");
