@@ -113,6 +113,16 @@ final class TierPlan {
                 best = t;
             }
         }
+        if (weight[best] == -Long.MAX_VALUE) {
+            // No tier holds a whole point inside the window (a window narrower than the points).
+            // Netdata then plans on a tier that is still open and fills the window from the
+            // finer tiers; the answer is tier 0's (the first tier holding the metric).
+            for (int t = 0; t < tiers; t++) {
+                if (valid(first, last, step, t)) {
+                    return t;
+                }
+            }
+        }
         return best;
     }
 

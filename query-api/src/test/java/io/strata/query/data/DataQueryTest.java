@@ -295,6 +295,23 @@ class DataQueryTest {
         }
     }
 
+    /**
+     * A window narrower than a point of the chart (3 s of a 5 s chart): no tier holds a whole
+     * point inside it, and Netdata still answers from tier 0, interpolated (a real parent answers
+     * a 10 s chart's 5 s window so).
+     */
+    @Test
+    void windowNarrowerThanAPointStillAnswers() throws Exception {
+        long before = T0 + N - 20;
+        JsonNode r = query("chart=test.slow&after=" + (before - 3) + "&before=" + before + "&points=3&options=jsonwrap|flip");
+        JsonNode data = r.get("result").get("data");
+        assertEquals(3, data.size(), data.toString());
+        for (JsonNode row : data) {
+            long e = row.get(0).asLong();
+            assertEquals(e % 100, row.get(1).asDouble(), 1e-6, "row ending " + e + ": " + data);
+        }
+    }
+
     @Test
     void hiddenDimensionsCountInPercentagesOnly() throws Exception {
         JsonNode plain = query("chart=test.gaps&after=-10&points=10&options=jsonwrap");
