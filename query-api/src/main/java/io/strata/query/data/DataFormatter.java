@@ -68,6 +68,7 @@ public final class DataFormatter {
             // the text formats become one JSON string inside the wrapper
             Out text = new Out(16 * 1024);
             DataFormatter inner = new DataFormatter(r, text, zone);
+            inner.insideWrapper = true;
             inner.body();
             printedMin = inner.printedMin;
             printedMax = inner.printedMax;
@@ -85,13 +86,17 @@ public final class DataFormatter {
         }
     }
 
+    /** True for the text of a text format inside the jsonwrap wrapper. */
+    private boolean insideWrapper;
+
     private void body() {
         switch (format) {
             case DATATABLE, DATASOURCE -> dataTable();
             case JSON, JSONP -> json();
-            case CSV -> csv("", ",", "\r\n", "", false);
-            case TSV -> csv("", "\t", "\r\n", "", false);
-            case MARKDOWN -> csv("", "|", "\r\n", "", false);
+            // inside the jsonwrap wrapper Netdata ends these lines with \n alone
+            case CSV -> csv("", ",", insideWrapper ? "\n" : "\r\n", "", false);
+            case TSV -> csv("", "\t", insideWrapper ? "\n" : "\r\n", "", false);
+            case MARKDOWN -> csv("", "|", insideWrapper ? "\n" : "\r\n", "", false);
             case HTML -> {
                 out.a("<html>\n<center>\n<table border=\"0\" cellpadding=\"5\" cellspacing=\"5\">\n");
                 csv("<tr><td>", "</td><td>", "</td></tr>\n", "", false);

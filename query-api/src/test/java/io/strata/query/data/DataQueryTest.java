@@ -232,6 +232,8 @@ class DataQueryTest {
         assertEquals("unknown", md.get("format").asText(), "markdown has no name in 1.37.1's wrapper");
         JsonNode cja = query("chart=test.gaps&after=-10&points=2&format=csvjsonarray&options=jsonwrap|seconds");
         assertEquals("unknown", cja.get("format").asText());
+        String csv = query("chart=test.gaps&after=-10&points=2&format=csv&options=jsonwrap").get("result").asText();
+        assertTrue(csv.startsWith("time,a,zero\n2"), "wrapped csv lines end with \\n alone: " + csv);
         JsonNode tm = query("chart=test.gaps&after=-10&points=2&group=trimmed-median&options=jsonwrap");
         assertEquals("trimmed-median5", tm.get("group").asText());
         assertTrue(tm.get("id").asText().contains("/group:trimmed-median5/"), tm.get("id").asText());
