@@ -158,6 +158,13 @@ public final class DataQuery {
             loop.finish();
             result.latest[i] = col.hidden ? Double.NaN : latestValue(engine, registry, col.metric);
         }
+        if (dims != null) {
+            // Netdata marks the dimensions a pattern selects as non-zero before the query runs
+            // (none is yet, so it "avoids returning an empty chart"): nonzero drops none of them
+            for (int i = 0; i < result.columns; i++) {
+                result.nonZero[i] |= !result.hidden[i];
+            }
+        }
         if ((options & DataOptions.NONZERO) != 0) {
             boolean any = false;
             for (int i = 0; i < result.columns; i++) {

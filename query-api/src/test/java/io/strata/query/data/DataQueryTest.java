@@ -314,6 +314,18 @@ class DataQueryTest {
         }
     }
 
+    /**
+     * nonzero with a dimensions pattern: Netdata marks the selected dimensions non-zero before the
+     * query, so an all-zero dimension the pattern names stays; with no pattern it is dropped.
+     */
+    @Test
+    void nonzeroKeepsTheDimensionsAPatternNames() throws Exception {
+        JsonNode plain = query("chart=test.gaps&after=-10&points=5&options=nonzero");
+        assertEquals("[\"time\",\"a\"]", plain.get("labels").toString());
+        JsonNode named = query("chart=test.gaps&after=-10&points=5&options=nonzero&dimensions=a%7Czero");
+        assertEquals("[\"time\",\"a\",\"zero\"]", named.get("labels").toString());
+    }
+
     @Test
     void hiddenDimensionsCountInPercentagesOnly() throws Exception {
         JsonNode plain = query("chart=test.gaps&after=-10&points=10&options=jsonwrap");
