@@ -128,6 +128,7 @@ public final class DataFormatter {
         if (!has(DataOptions.PERCENTAGE)) {
             return 1;
         }
+        rangeReset = true;
         double total = 0;
         for (int c = 0; c < r.columns; c++) {
             double v = r.value(row, c);
@@ -149,10 +150,20 @@ public final class DataFormatter {
         }
         if (has(DataOptions.PERCENTAGE)) {
             v = v * 100 / total;
-            track(v);
+            if (rangeReset) {
+                // Netdata restarts min and max at each row's first percentage: they end as the last row's
+                printedMin = v;
+                printedMax = v;
+                rangeReset = false;
+            } else {
+                track(v);
+            }
         }
         return v;
     }
+
+    /** Set by {@link #rowTotal} at each row with {@code percentage}: the next cell restarts min and max. */
+    private boolean rangeReset;
 
     private void track(double v) {
         if (Double.isNaN(printedMin) || v < printedMin) {
@@ -340,13 +351,23 @@ public final class DataFormatter {
             if (!firstValue) {
                 out.a(separator);
             }
+            boolean firstRowPrinted = firstValue;
             firstValue = false;
+            // rowValue restarts min and max at the row's cells with percentage (rrdr2value); then, as
+            // Netdata's ssv, the first row's value sets them and every later one widens them (a row
+            // of nulls counts as 0)
             double v = rowValue(i);
+            double forRange = Double.isNaN(v) ? 0 : v;
+            if (firstRowPrinted) {
+                printedMin = forRange;
+                printedMax = forRange;
+            } else {
+                track(forRange);
+            }
             if (Double.isNaN(v)) {
                 out.a(has(DataOptions.NULL2ZERO) ? "0" : "null");
             } else {
                 out.number(v);
-                track(v);
             }
         }
         out.a(suffix);
@@ -376,6 +397,13 @@ public final class DataFormatter {
             }
             if (has(DataOptions.PERCENTAGE)) {
                 n = n * 100 / total;
+                if (rangeReset) {
+                    printedMin = n;
+                    printedMax = n;
+                    rangeReset = false;
+                } else {
+                    track(n);
+                }
             }
             if (init) {
                 min = n > 0 ? 0 : n;

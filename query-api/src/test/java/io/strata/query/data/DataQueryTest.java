@@ -326,6 +326,29 @@ class DataQueryTest {
         assertEquals("[\"time\",\"a\",\"zero\"]", named.get("labels").toString());
     }
 
+    /**
+     * With percentage Netdata's formatters restart the wrapper's min and max at every row's first
+     * percentage, so they end as the last printed row's (json: the oldest row unless flip).
+     */
+    @Test
+    void percentageMinAndMaxAreTheLastPrintedRows() throws Exception {
+        JsonNode r = query("chart=test.gaps&after=-10&points=10&options=jsonwrap|percentage");
+        JsonNode data = r.get("result").get("data");
+        JsonNode last = data.get(data.size() - 1);
+        double min = Double.NaN;
+        double max = Double.NaN;
+        for (int c = 1; c < last.size(); c++) {
+            if (last.get(c).isNumber()) {
+                double v = last.get(c).asDouble();
+                min = Double.isNaN(min) ? v : Math.min(min, v);
+                max = Double.isNaN(max) ? v : Math.max(max, v);
+            }
+        }
+        assertEquals(min, r.get("min").asDouble(), 1e-6, data.toString());
+        assertEquals(max, r.get("max").asDouble(), 1e-6, data.toString());
+        assertTrue(max < 20, "the oldest row holds a small share: " + data);
+    }
+
     @Test
     void hiddenDimensionsCountInPercentagesOnly() throws Exception {
         JsonNode plain = query("chart=test.gaps&after=-10&points=10&options=jsonwrap");
