@@ -67,6 +67,9 @@ class AllMetricsTest {
         String disk = block(r.body(), "# chart: disk.vda ");
         assertFalse(disk.contains("=\"-"), disk);
         assertEquals(count(recorded, "# chart: "), count(r.body(), "# chart: "));
+        // the alarms section follows the charts, as recorded (empty: no health engine)
+        assertTrue(recorded.contains("\n# NETDATA ALARMS RUNNING\n"));
+        assertTrue(r.body().endsWith("\n# NETDATA ALARMS RUNNING\n"), r.body().substring(r.body().length() - 200));
     }
 
     private static int count(String s, String what) {

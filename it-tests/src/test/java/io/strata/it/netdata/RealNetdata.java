@@ -31,6 +31,8 @@ public final class RealNetdata implements AutoCloseable {
     private final Path base;
     private final String hostname;
     private final int webPort;
+    private int tiers = 1;
+    private String extraConf = "";
     private Process process;
 
     private RealNetdata(Path base, String hostname, int webPort) {
@@ -68,6 +70,46 @@ public final class RealNetdata implements AutoCloseable {
                 + "\treconnect delay seconds = 2\n"
                 + "\tssl skip certificate verification = yes\n"
                 + "\tenable compression = " + (compression ? "yes" : "no") + "\n");
+        return n;
+    }
+
+    /**
+     * A child as {@link #child}, with {@code extraConf} appended to its netdata.conf (e.g. a
+     * collector's {@code update every}).
+     */
+    public static RealNetdata child(Path base, String hostname, int webPort, String destination, boolean compression,
+                                    String extraConf) throws IOException {
+        RealNetdata n = child(base, hostname, webPort, destination, compression);
+        n.extraConf = extraConf;
+        n.writeNetdataConf("dbengine");
+        return n;
+    }
+
+    /**
+     * A parent with {@code tiers} storage tiers accepting {@link #API_KEY} and forwarding
+     * everything it holds (its own host and its children) to {@code destination}.
+     */
+    public static RealNetdata forwardingParent(Path base, String hostname, int webPort, int tiers, String destination)
+            throws IOException {
+        RealNetdata n = new RealNetdata(base, hostname, webPort);
+        n.tiers = tiers;
+        n.writeNetdataConf("dbengine");
+        Files.writeString(base.resolve("etc/stream.conf"), "[stream]\n"
+                + "\tenabled = yes\n"
+                + "\tdestination = " + destination + "\n"
+                + "\tapi key = " + API_KEY + "\n"
+                + "\ttimeout seconds = 60\n"
+                + "\treconnect delay seconds = 2\n"
+                + "\tenable compression = yes\n\n"
+                + "[" + API_KEY + "]\n"
+                + "\tenabled = yes\n"
+                + "\tallow from = *\n"
+                + "\tdefault memory mode = dbengine\n"
+                + "\thealth enabled by default = no\n"
+                + "\tenable compression = yes\n"
+                + "\tenable replication = yes\n"
+                + "\tseconds to replicate = 86400\n"
+                + "\tseconds per replication step = 600\n");
         return n;
     }
 
@@ -128,7 +170,7 @@ public final class RealNetdata implements AutoCloseable {
                 + "[db]\n"
                 + "\tmode = " + mode + "\n"
                 + "\tupdate every = 1\n"
-                + "\tstorage tiers = 1\n"
+                + "\tstorage tiers = " + tiers + "\n"
                 + "[web]\n"
                 + "\tbind to = 127.0.0.1:" + webPort + "\n"
                 + "[registry]\n\tenabled = no\n"
@@ -140,7 +182,8 @@ public final class RealNetdata implements AutoCloseable {
                 + "\ttc = no\n\tslabinfo = no\n\tperf = no\n\tnfacct = no\n\tfping = no\n\tioping = no\n"
                 + "\tfreeipmi = no\n\ttimex = no\n\tchecks = no\n\tidlejitter = yes\n\tproc = yes\n"
                 + "\tdiskspace = yes\n\tstatsd = no\n"
-                + "[host labels]\n\ttestlabel = hello world\n";
+                + "[host labels]\n\ttestlabel = hello world\n"
+                + extraConf;
         Files.writeString(base.resolve("etc/netdata.conf"), conf);
     }
 
@@ -192,6 +235,11 @@ public final class RealNetdata implements AutoCloseable {
             }
         }
         throw new IOException("netdata " + hostname + " did not answer on port " + webPort + " within 30 s");
+    }
+
+    /** False once the process (or the {@code timeout} around it) has exited. */
+    public boolean isAlive() {
+        return process != null && process.isAlive() && process.descendants().findAny().isPresent();
     }
 
     public int webPort() {

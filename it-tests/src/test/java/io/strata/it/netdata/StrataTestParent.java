@@ -24,6 +24,11 @@ final class StrataTestParent implements AutoCloseable {
 
     /** {@code webExtra}: more {@code [web]} lines (e.g. ssl certificate / ssl key). */
     static StrataTestParent start(Path base, boolean compression, String webExtra) throws Exception {
+        return start(base, compression, webExtra, 0);
+    }
+
+    /** On {@code port} of 127.0.0.1 (0: any free port). */
+    static StrataTestParent start(Path base, boolean compression, String webExtra, int port) throws Exception {
         Files.createDirectories(base);
         Files.writeString(base.resolve("netdata.conf"), "[global]\n"
                 + "\thostname = strata-parent\n"
@@ -31,7 +36,7 @@ final class StrataTestParent implements AutoCloseable {
                 + "\tmode = dbengine\n"
                 + "\tstorage tiers = 3\n"
                 + "[web]\n"
-                + "\tbind to = 127.0.0.1:0\n" + webExtra
+                + "\tbind to = 127.0.0.1:" + port + "\n" + webExtra
                 + "[directories]\n"
                 + "\tcache = " + base.resolve("cache") + "\n"
                 + "\tlib = " + base.resolve("lib") + "\n");

@@ -129,6 +129,8 @@ public final class AllMetricsApi {
             o.a("_VISIBLETOTAL=\"").fixed(Math.rint(total), 0).a("\"      # ")
                     .utf8(c.info().units()).ch('\n');
         }
+        // Netdata lists the running alarms after the charts; without a health engine there are none
+        o.a("\n# NETDATA ALARMS RUNNING\n");
     }
 
     /** Writes {@code s} as a shell variable name part: upper case, anything but letters and digits an underscore. */

@@ -32,6 +32,11 @@ public enum DataFormat {
         return wireName;
     }
 
+    /** The name the jsonwrap wrapper gives it: Netdata 1.37.1 knows no name for markdown and csvjsonarray there. */
+    public String wrapperName() {
+        return this == MARKDOWN || this == CSV_JSON_ARRAY ? "unknown" : wireName;
+    }
+
     public String contentType() {
         return contentType;
     }

@@ -68,6 +68,7 @@ public final class DataFormatter {
             // the text formats become one JSON string inside the wrapper
             Out text = new Out(16 * 1024);
             DataFormatter inner = new DataFormatter(r, text, zone);
+            inner.insideWrapper = true;
             inner.body();
             printedMin = inner.printedMin;
             printedMax = inner.printedMax;
@@ -85,13 +86,17 @@ public final class DataFormatter {
         }
     }
 
+    /** True for the text of a text format inside the jsonwrap wrapper. */
+    private boolean insideWrapper;
+
     private void body() {
         switch (format) {
             case DATATABLE, DATASOURCE -> dataTable();
             case JSON, JSONP -> json();
-            case CSV -> csv("", ",", "\r\n", "", false);
-            case TSV -> csv("", "\t", "\r\n", "", false);
-            case MARKDOWN -> csv("", "|", "\r\n", "", false);
+            // inside the jsonwrap wrapper Netdata ends these lines with \n alone
+            case CSV -> csv("", ",", insideWrapper ? "\n" : "\r\n", "", false);
+            case TSV -> csv("", "\t", insideWrapper ? "\n" : "\r\n", "", false);
+            case MARKDOWN -> csv("", "|", insideWrapper ? "\n" : "\r\n", "", false);
             case HTML -> {
                 out.a("<html>\n<center>\n<table border=\"0\" cellpadding=\"5\" cellspacing=\"5\">\n");
                 csv("<tr><td>", "</td><td>", "</td></tr>\n", "", false);
@@ -123,6 +128,7 @@ public final class DataFormatter {
         if (!has(DataOptions.PERCENTAGE)) {
             return 1;
         }
+        rangeReset = true;
         double total = 0;
         for (int c = 0; c < r.columns; c++) {
             double v = r.value(row, c);
@@ -144,10 +150,20 @@ public final class DataFormatter {
         }
         if (has(DataOptions.PERCENTAGE)) {
             v = v * 100 / total;
-            track(v);
+            if (rangeReset) {
+                // Netdata restarts min and max at each row's first percentage: they end as the last row's
+                printedMin = v;
+                printedMax = v;
+                rangeReset = false;
+            } else {
+                track(v);
+            }
         }
         return v;
     }
+
+    /** Set by {@link #rowTotal} at each row with {@code percentage}: the next cell restarts min and max. */
+    private boolean rangeReset;
 
     private void track(double v) {
         if (Double.isNaN(printedMin) || v < printedMin) {
@@ -335,49 +351,73 @@ public final class DataFormatter {
             if (!firstValue) {
                 out.a(separator);
             }
+            boolean firstRowPrinted = firstValue;
             firstValue = false;
+            // rowValue restarts min and max at the row's cells with percentage (rrdr2value); then, as
+            // Netdata's ssv, the first row's value sets them and every later one widens them (a row
+            // of nulls counts as 0)
             double v = rowValue(i);
+            double forRange = Double.isNaN(v) ? 0 : v;
+            if (firstRowPrinted) {
+                printedMin = forRange;
+                printedMax = forRange;
+            } else {
+                track(forRange);
+            }
             if (Double.isNaN(v)) {
                 out.a(has(DataOptions.NULL2ZERO) ? "0" : "null");
             } else {
                 out.number(v);
-                track(v);
             }
         }
         out.a(suffix);
     }
 
+    /**
+     * Netdata's {@code rrdr2value}: the row's shown cells summed, or max − min with {@code min2max},
+     * where min and max start from 0 and the first cell (so one positive cell gives itself) and an
+     * empty cell counts as 0 in them (not in the sum); NaN when every cell is empty.
+     */
     private double rowValue(int row) {
         double total = rowTotal(row);
         double sum = 0;
         double min = 0;
         double max = 0;
-        boolean any = false;
+        boolean init = true;
+        boolean allNull = true;
         for (int c = 0; c < r.columns; c++) {
             if (!r.shown(c)) {
                 continue;
             }
             double v = r.value(row, c);
-            if (Double.isNaN(v)) {
-                continue;
-            }
-            if (has(DataOptions.ABSOLUTE) && v < 0) {
-                v = -v;
+            boolean empty = Double.isNaN(v);
+            double n = empty ? 0 : v;
+            if (has(DataOptions.ABSOLUTE) && n < 0) {
+                n = -n;
             }
             if (has(DataOptions.PERCENTAGE)) {
-                v = v * 100 / total;
+                n = n * 100 / total;
+                if (rangeReset) {
+                    printedMin = n;
+                    printedMax = n;
+                    rangeReset = false;
+                } else {
+                    track(n);
+                }
             }
-            if (!any) {
-                min = v;
-                max = v;
-                any = true;
-            } else {
-                min = Math.min(min, v);
-                max = Math.max(max, v);
+            if (init) {
+                min = n > 0 ? 0 : n;
+                max = n > 0 ? n : 0;
+                init = false;
             }
-            sum += v;
+            if (!empty) {
+                allNull = false;
+                sum += n;
+            }
+            min = Math.min(min, n);
+            max = Math.max(max, n);
         }
-        if (!any) {
+        if (allNull) {
             return Double.NaN;
         }
         return has(DataOptions.MIN2MAX) ? max - min : sum;
@@ -401,7 +441,11 @@ public final class DataFormatter {
         list(r.names);
         out.a("],\n   \"dimension_ids\": [");
         list(r.ids);
-        out.a("],\n   \"functions\": [],\n");
+        out.a("],\n");
+        if (has(DataOptions.ALL_DIMENSIONS)) {
+            allDimensions();
+        }
+        out.a("   \"functions\": [],\n");
         if (DataRequest.given(r.request.context)) {
             out.a("   \"chart_ids\": [");
             list(r.chartIds);
@@ -436,7 +480,7 @@ public final class DataFormatter {
         }
         out.a("],\n   \"dimensions\": ").integer(r.shownColumns())
                 .a(",\n   \"points\": ").integer(r.rows)
-                .a(",\n   \"format\": ").jsonString(format.wireName())
+                .a(",\n   \"format\": ").jsonString(format.wrapperName())
                 .a(",\n   \"db_points_per_tier\": [ ");
         for (int t = 0; t < r.pointsPerTier.length; t++) {
             out.a(t == 0 ? "" : ", ").integer(r.pointsPerTier[t]);
@@ -466,6 +510,47 @@ public final class DataFormatter {
         out.a(",\n \"min\": ").number(min).a(",\n \"max\": ").number(max).a("\n}\n");
     }
 
+    /**
+     * {@code all-dimensions}: every dimension and chart of the query target and the charts'
+     * labels, each {@code ["a","b"]} pair once, in the order met (Netdata's dictionaries).
+     */
+    private void allDimensions() {
+        java.util.LinkedHashSet<String> seen = new java.util.LinkedHashSet<>();
+        out.a("   \"full_dimension_list\": [");
+        int n = 0;
+        for (String[] d : r.allDimensions) {
+            if (seen.add(d[0] + ":" + d[1])) {
+                pair(n++ > 0, d[0], d[1], "");
+            }
+        }
+        out.a("],\n   \"full_chart_list\": [");
+        seen.clear();
+        n = 0;
+        for (io.strata.query.catalog.ChartView c : r.allCharts) {
+            if (seen.add(c.id() + ":" + c.name())) {
+                pair(n++ > 0, c.id(), c.name(), "");
+            }
+        }
+        out.a("],\n   \"full_chart_labels\": [");
+        seen.clear();
+        n = 0;
+        for (io.strata.query.catalog.ChartView c : r.allCharts) {
+            for (java.util.Map.Entry<String, String> l : c.info().labels().entrySet()) {
+                if (seen.add(l.getKey() + ":" + l.getValue())) {
+                    pair(n++ > 0, l.getKey(), l.getValue(), " ");
+                }
+            }
+        }
+        out.a("],\n");
+    }
+
+    private void pair(boolean comma, String a, String b, String gap) {
+        if (comma) {
+            out.ch(',');
+        }
+        out.a("[").jsonString(a).a(",").a(gap).jsonString(b).a("]");
+    }
+
     /** Netdata's query id, also the wrapper's {@code name}: the request as the query target saw it. */
     private String queryId() {
         DataRequest q = r.request;
@@ -475,7 +560,9 @@ public final class DataFormatter {
             sb.append("context://host:").append(r.host.hostname()).append("/contexts:").append(q.context)
                     .append("/instances:").append(DataRequest.given(q.chart) ? q.chart : "*");
         } else {
-            sb.append("chart://host:").append(r.host.hostname()).append("/instance:").append(q.chart);
+            // Netdata names the chart by its name, whichever of id or name the request gave
+            sb.append("chart://host:").append(r.host.hostname()).append("/instance:")
+                    .append(r.chartName != null ? r.chartName : q.chart);
         }
         sb.append("/dimensions:").append(dims)
                 .append("/after:").append(q.after)
@@ -483,10 +570,10 @@ public final class DataFormatter {
                 .append("/points:").append(q.points)
                 .append("/group:").append(q.group.name()).append(q.groupOptions != null ? q.groupOptions : "")
                 .append("/options:").append(DataOptions.render(q.options));
-        if (q.gtime != 0) {
+        if (q.gtime > 1) {
             sb.append("/resampling:").append(q.gtime);
         }
-        if ((q.options & DataOptions.SELECTED_TIER) != 0 && q.tierGiven) {
+        if ((q.options & DataOptions.SELECTED_TIER) != 0) {
             sb.append("/tier:").append(q.tier);
         }
         return sb.toString();

@@ -2,8 +2,8 @@ package io.strata.query.data;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
-import io.strata.engine.page.StorageNumber;
 import io.strata.engine.query.AggregateSink;
+import io.strata.engine.page.StorageNumber;
 import io.strata.engine.query.QueryResult;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
@@ -27,8 +27,6 @@ public final class DataQuery {
     public static final String NO_METRICS = "No metrics where matched to query.";
     /** Bound on rows × dimensions of one answer (64 MiB of values). */
     static final long MAX_CELLS = 1L << 23;
-    /** Bound on the engine points one dimension may be read as when rows and tiers do not align. */
-    private static final long MAX_ENGINE_POINTS = 10_000_000L;
 
     private DataQuery() {
     }
@@ -58,6 +56,7 @@ public final class DataQuery {
         MetricRegistry registry = engine.registry();
         EngineConfig cfg = engine.config();
         int tiers = registry.tiers();
+        req.applyTiers(tiers);
         long options = req.options;
 
         List<ChartView> charts = targetCharts(host, req);
@@ -80,7 +79,9 @@ public final class DataQuery {
         }
 
         List<Column> columns = new ArrayList<>();
-        boolean anyVisible = false;
+        // what the query target holds before the dimensions pattern: all-dimensions lists it
+        List<String[]> inWindow = new ArrayList<>();
+        List<ChartView> inWindowCharts = new ArrayList<>();
         for (ChartView c : charts) {
             for (int d = 0; d < c.dimensions(); d++) {
                 int m = c.metric(d);
@@ -88,6 +89,10 @@ public final class DataQuery {
                 long last = Retention.last(registry, m);
                 if (first == 0 || first > requested[1] || last < requested[0]) {
                     continue;
+                }
+                inWindow.add(new String[]{c.dimensionId(d), c.dimensionName(d)});
+                if (inWindowCharts.isEmpty() || inWindowCharts.get(inWindowCharts.size() - 1) != c) {
+                    inWindowCharts.add(c);
                 }
                 boolean matched = dims == null
                         || (matchIds && dims.matches(c.dimensionId(d)))
@@ -97,11 +102,12 @@ public final class DataQuery {
                 if (hidden && !percentage) {
                     continue;
                 }
-                anyVisible |= !hidden;
                 columns.add(new Column(c, d, m, hidden));
             }
         }
-        if (!anyVisible) {
+        if (columns.isEmpty()) {
+            // with percentage, dimensions the pattern leaves out are still queried (hidden): Netdata
+            // then answers "no data" rather than 404
             throw ApiError.notFound(NO_METRICS);
         }
 
@@ -145,7 +151,10 @@ public final class DataQuery {
                 window.options(), tiers, wallClockSeconds);
         TimeGrouping grouping = req.group.create(req.groupOptions, window.group(), window.points(),
                 window.resamplingGroup() != 1 ? window.resamplingDivisor() : 0);
-        ColumnFiller filler = new ColumnFiller(result, grouping);
+        result.allDimensions = inWindow;
+        result.chartName = DataRequest.given(req.context) ? null : charts.get(0).name();
+        result.allCharts = inWindowCharts;
+        PointLoop loop = new PointLoop(result, grouping, PointLoop.fetchFor(req.group));
         for (int i = 0; i < columns.size(); i++) {
             Column col = columns.get(i);
             ChartView c = col.chart;
@@ -153,11 +162,18 @@ public final class DataQuery {
             result.names[i] = c.dimensionName(col.dimension);
             result.chartIds[i] = c.id();
             result.hidden[i] = col.hidden;
-            filler.start(i);
-            readColumn(engine, registry, cfg, req.group, col.metric, c.info().updateEvery(), window,
-                    forcedTier, filler, result.pointsPerTier, budget);
-            filler.finish();
+            loop.start(i, c.info().updateEvery());
+            readColumn(engine, registry, cfg, col.metric, c.info().updateEvery(), window, forcedTier, loop,
+                    result.pointsPerTier, budget);
+            loop.finish();
             result.latest[i] = col.hidden ? Double.NaN : latestValue(engine, registry, col.metric);
+        }
+        if (dims != null) {
+            // Netdata marks the dimensions a pattern selects as non-zero before the query runs
+            // (none is yet, so it "avoids returning an empty chart"): nonzero drops none of them
+            for (int i = 0; i < result.columns; i++) {
+                result.nonZero[i] |= !result.hidden[i];
+            }
         }
         if ((options & DataOptions.NONZERO) != 0) {
             boolean any = false;
@@ -198,71 +214,65 @@ public final class DataQuery {
     }
 
     /**
-     * Reads one dimension over the window into {@code filler}. The engine is asked for points of
-     * a step that divides the rows, so that its buckets nest in them: the rows' own step when they
-     * align (the planner then picks the coarsest tier that still serves it), the selected tier's
-     * step with {@code selected-tier}, the collection interval for methods that need every value.
+     * Reads one dimension over the window into {@code loop} as Netdata 1.37.1 plans it
+     * ({@code query_plan}): the tier {@code selected-tier} names when it holds the metric, else
+     * the tier whose points best cover the window at the wanted resolution (the coarsest among
+     * equals), helped by coarser tiers where it starts too late and by finer tiers where it ends
+     * too early. Each part is read at its tier's own resolution (tier 0 as stored), including the
+     * point just before the window and the one just after it, which interpolation needs.
      *
      * @param selectedTier the tier {@code selected-tier} asks for, or -1
      */
-    private static void readColumn(StorageEngine engine, MetricRegistry registry, EngineConfig cfg,
-                                   GroupingMethod method, int metric, int chartUpdateEvery, QueryWindow w,
-                                   int selectedTier, ColumnFiller filler, long[] pointsPerTier, QueryBudget budget)
-            throws IOException {
+    private static void readColumn(StorageEngine engine, MetricRegistry registry, EngineConfig cfg, int metric,
+                                   int chartUpdateEvery, QueryWindow w, int selectedTier, PointLoop loop,
+                                   long[] pointsPerTier, QueryBudget budget) throws IOException {
         budget.checkDeadline();
-        StorageEngine.Tier0Consumer values = budget.counting((StorageEngine.Tier0Consumer) filler);
-        long vue = w.viewUpdateEvery();
-        long before = w.before();
-        long afterExclusive = before - w.points() * vue;
-        if (before <= 0) {
+        StorageEngine.Tier0Consumer values = budget.counting(loop);
+        AggregateSink aggregates = budget.watching(loop);
+        int tiers = registry.tiers();
+        long[] first = new long[tiers];
+        long[] last = new long[tiers];
+        long[] step = new long[tiers];
+        for (int t = 0; t < tiers; t++) {
+            long f = registry.firstTime(metric, t);
+            first[t] = f == MetricRegistry.NO_TIME ? 0 : f;
+            last[t] = f == MetricRegistry.NO_TIME ? 0 : registry.lastTime(metric, t);
+            step[t] = cfg.tierStep(t, Math.max(1, chartUpdateEvery));
+        }
+        long afterWanted = w.after();
+        long beforeWanted = w.before();
+        long[][] plan = TierPlan.plan(first, last, step, afterWanted, beforeWanted, w.points(), selectedTier);
+        if (plan.length == 0) {
             return;
         }
-        long from = Math.max(0, afterExclusive);
-        long t0first = registry.firstTime(metric, 0);
-        if (selectedTier == 0 && t0first != MetricRegistry.NO_TIME) {
-            pointsPerTier[0] += engine.queryTier0(metric, from + 1, before, values);
-            return;
-        }
-        if (method.needsValues() && selectedTier < 0) {
-            if (t0first != MetricRegistry.NO_TIME
-                    && (t0first <= from + 1 || t0first <= Retention.first(registry, metric))) {
-                // tier 0 holds all there is of the window: read the stored values themselves
-                pointsPerTier[0] += engine.queryTier0(metric, from + 1, before, values);
-                return;
+        for (int i = 0; i < plan.length && !loop.done(); i++) {
+            int tier = (int) plan[i][0];
+            long from = plan[i][1];
+            long to = plan[i][2];
+            long width = step[tier];
+            loop.pointWidth(width);
+            // the point at or before the start (Netdata's page position rounds down), through the first point at or after the end
+            long readFrom = Math.max(1, from - width + 1);
+            long readTo = to + width - 1;
+            if (tier == 0) {
+                pointsPerTier[0] += engine.queryTier0(metric, readFrom, readTo, values);
+            } else {
+                // whole tier points only, and only where this tier holds them: the engine would stitch other tiers
+                long a = Math.max(Math.floorDiv(readFrom - 1, width) * width, first[tier] - width);
+                long b = Math.min(Math.floorDiv(readTo + width - 1, width) * width, last[tier]);
+                if (b <= a) {
+                    continue;
+                }
+                long points = Math.max(1, (b - a) / width);
+                QueryResult r = engine.query(metric, chartUpdateEvery, a, b, (int) Math.min(Integer.MAX_VALUE, points),
+                        aggregates);
+                long[] read = r.pointsRead();
+                for (int t = 0; t < read.length && t < pointsPerTier.length; t++) {
+                    pointsPerTier[t] += read[t];
+                    budget.read(read[t]);
+                }
             }
         }
-        long ue = Math.max(1, chartUpdateEvery);
-        long step;
-        if (selectedTier > 0) {
-            step = cfg.tierStep(selectedTier, chartUpdateEvery);
-        } else if (method.needsValues()) {
-            step = ue;
-        } else {
-            step = gcd(vue, Math.floorMod(before, vue) == 0 ? vue : Math.floorMod(before, vue));
-            if (step % ue != 0) {
-                step = ue;
-            }
-        }
-        if ((before - from) / step > MAX_ENGINE_POINTS) {
-            step = Math.max(ue, vue / ue * ue);
-        }
-        long points = Math.max(1, (before - from) / step);
-        QueryResult r = engine.query(metric, chartUpdateEvery, from, before, (int) Math.min(Integer.MAX_VALUE, points),
-                budget.watching(filler));
-        long[] read = r.pointsRead();
-        for (int t = 0; t < read.length && t < pointsPerTier.length; t++) {
-            pointsPerTier[t] += read[t];
-            budget.read(read[t]);
-        }
-    }
-
-    private static long gcd(long a, long b) {
-        while (b != 0) {
-            long t = a % b;
-            a = b;
-            b = t;
-        }
-        return Math.max(1, a);
     }
 
     /** The newest stored value of a metric (Netdata's {@code latest_values}), NaN when there is none. */
@@ -278,93 +288,5 @@ public final class DataQuery {
             }
         });
         return v[0];
-    }
-
-    /**
-     * Receives one dimension's points in time order and fills its column: each point goes to the
-     * row whose interval holds its time, each row is flushed through the grouping method once
-     * the points move past it.
-     */
-    static final class ColumnFiller implements AggregateSink, StorageEngine.Tier0Consumer {
-        private final DataResult result;
-        private final TimeGrouping grouping;
-        private final long vue;
-        private final long firstRowEnd;
-        private final long before;
-        private int column;
-        private int row;
-        private boolean first = true;
-
-        ColumnFiller(DataResult result, TimeGrouping grouping) {
-            this.result = result;
-            this.grouping = grouping;
-            this.vue = result.window.viewUpdateEvery();
-            this.before = result.window.before();
-            this.firstRowEnd = before - (result.rows - 1) * vue;
-        }
-
-        void start(int c) {
-            column = c;
-            row = 0;
-            grouping.reset();
-        }
-
-        private boolean moveTo(long time) {
-            if (time > before || time <= firstRowEnd - vue) {
-                return false;
-            }
-            int r = (int) ((time - firstRowEnd + vue - 1) / vue);
-            while (row < r) {
-                flushRow();
-            }
-            return true;
-        }
-
-        @Override
-        public void point(long time, int sn) {
-            if (!StorageNumber.exists(sn) || !moveTo(time)) {
-                return;
-            }
-            double v = StorageNumber.unpack(sn);
-            if (Double.isNaN(v)) {
-                return;
-            }
-            if (v != 0) {
-                result.nonZero[column] = true;
-            }
-            grouping.add(v);
-        }
-
-        @Override
-        public void point(long time, double sum, double min, double max, long count, long anomalies) {
-            if (count == 0 || !moveTo(time)) {
-                return;
-            }
-            if (sum != 0 || min != 0 || max != 0) {
-                result.nonZero[column] = true;
-            }
-            grouping.addAggregate(sum, min, max, count);
-        }
-
-        private void flushRow() {
-            double v = grouping.flush();
-            result.values[row * result.columns + column] = v;
-            double forRange = Double.isNaN(v) ? 0 : v;
-            if (first) {
-                result.min = forRange;
-                result.max = forRange;
-                first = false;
-            } else {
-                result.min = Math.min(result.min, forRange);
-                result.max = Math.max(result.max, forRange);
-            }
-            row++;
-        }
-
-        void finish() {
-            while (row < result.rows) {
-                flushRow();
-            }
-        }
     }
 }

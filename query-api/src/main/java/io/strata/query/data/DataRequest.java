@@ -34,6 +34,21 @@ public final class DataRequest {
     String googleOut = "json";
     long googleTimestamp;
 
+    /**
+     * Netdata's {@code tier=}: a tier the database has turns {@code selected-tier} on (whatever
+     * {@code options} says); any other is tier 0.
+     */
+    void applyTiers(int tiers) {
+        if (!tierGiven) {
+            return;
+        }
+        if (tier < tiers) {
+            options |= DataOptions.SELECTED_TIER;
+        } else {
+            tier = 0;
+        }
+    }
+
     public static DataRequest parse(QueryString q) {
         DataRequest r = new DataRequest();
         String afterStr = null;

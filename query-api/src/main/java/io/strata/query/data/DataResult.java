@@ -30,6 +30,12 @@ public final class DataResult {
     final long options;
     /** The unix time the query ran at. */
     final long wallClock;
+    /** The chart's name for a chart query (Netdata's query id names it so), else null. */
+    String chartName;
+    /** {id, name} of every dimension of the target in the window, before the dimensions pattern ({@code all-dimensions}). */
+    java.util.List<String[]> allDimensions = java.util.List.of();
+    /** The target's charts with a dimension in the window ({@code all-dimensions}). */
+    java.util.List<io.strata.query.catalog.ChartView> allCharts = java.util.List.of();
     /** Min and max over every value computed (empty cells count as 0, as in Netdata). */
     double min;
     double max;

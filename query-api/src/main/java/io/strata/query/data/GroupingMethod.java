@@ -74,6 +74,10 @@ public final class GroupingMethod {
             case "incremental-sum" -> "incremental_sum";
             case "rsd" -> "cv";
             case "ema", "ewma" -> "ses";
+            // the aliases without a number are the 5 % / 95 % methods, which come first in Netdata's table
+            case "trimmed-median" -> "trimmed-median5";
+            case "trimmed-mean" -> "trimmed-mean5";
+            case "percentile" -> "percentile95";
             default -> s;
         };
     }

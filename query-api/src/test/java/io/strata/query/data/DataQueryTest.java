@@ -45,6 +45,7 @@ class DataQueryTest {
     static Path dir;
     static StorageEngine engine;
     static HostView host;
+    static int gapsMetric;
 
     /** test.gaps/a: t % 10 except every 7th second, which is a gap. */
     static double gapsValue(long t) {
@@ -60,6 +61,7 @@ class DataQueryTest {
         chart("test.pair1", 1, "ctx.pair");
         chart("test.pair2", 1, "ctx.pair");
         int gaps = dim("test.gaps", "a", 0);
+        gapsMetric = gaps;
         int zero = dim("test.gaps", "zero", 0);
         int hidden = dim("test.gaps", "hid", DimensionInfo.FLAG_HIDDEN);
         int slow = dim("test.slow", "s", 0);
@@ -143,15 +145,102 @@ class DataQueryTest {
         }
     }
 
+    /**
+     * Netdata's tier weights: a tier's weight is how much of the window it covers, less when it
+     * holds fewer points there than the rows want; the coarsest of the best answers. 25 rows of 2
+     * minutes over a window both tiers cover whole: tier 1 (a point a minute) serves as well as
+     * tier 0 and is read, each row the mean of the minute points it gets (the first row also gets
+     * the point at its start). Ending after tier 1's last point: tier 0 covers more and is read.
+     */
     @Test
-    void longWindowsReadTheCoarserTier() throws Exception {
-        JsonNode r = query("chart=test.gaps&dimensions=a&after=-3000&points=50&options=jsonwrap");
-        assertEquals(60, r.get("view_update_every").asLong());
+    void longWindowsReadTheCoarserTierWhenItServesAsWell() throws Exception {
+        // a window aligned to its 2-minute rows, ending at or before tier 1's last point
+        long end = engine.registry().lastTime(gapsMetric, 1) / 120 * 120;
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=" + (end - 3000) + "&before=" + end
+                + "&points=25&options=jsonwrap|flip");
+        assertEquals(120, r.get("view_update_every").asLong());
+        assertEquals(0, r.get("db_points_per_tier").get(0).asLong(), r.get("db_points_per_tier").toString());
         assertTrue(r.get("db_points_per_tier").get(1).asLong() > 0, r.get("db_points_per_tier").toString());
+        boolean firstRow = true;
         for (JsonNode row : r.get("result").get("data")) {
             long t = row.get(0).asLong();
-            assertEquals(average(t - 59, t), row.get(1).asDouble(), 1e-4, "minute ending " + t);
+            double expected = firstRow
+                    ? (average(t - 179, t - 120) + average(t - 119, t - 60) + average(t - 59, t)) / 3
+                    : (average(t - 119, t - 60) + average(t - 59, t)) / 2;
+            assertEquals(expected, row.get(1).asDouble(), 1e-4, "2 minutes ending " + t);
+            firstRow = false;
         }
+        JsonNode newest = query("chart=test.gaps&dimensions=a&after=-3000&points=50&options=jsonwrap");
+        assertTrue(newest.get("db_points_per_tier").get(0).asLong() > 0, newest.get("db_points_per_tier").toString());
+        assertEquals(0, newest.get("db_points_per_tier").get(1).asLong(), newest.get("db_points_per_tier").toString());
+    }
+
+    /** As in Netdata 1.37.1, {@code tier=N} of a tier the database has selects it without {@code selected-tier}. */
+    @Test
+    void tierParameterAloneSelectsTheTier() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=-600&points=10&tier=1&options=jsonwrap");
+        assertEquals(0, r.get("db_points_per_tier").get(0).asLong(), r.get("db_points_per_tier").toString());
+        assertTrue(r.get("db_points_per_tier").get(1).asLong() > 0, r.get("db_points_per_tier").toString());
+        assertTrue(r.get("id").asText().endsWith(",selected-tier/tier:1"), r.get("id").asText());
+        JsonNode beyond = query("chart=test.gaps&dimensions=a&after=-600&points=10&tier=7&options=jsonwrap");
+        assertTrue(!beyond.get("id").asText().contains("tier"), beyond.get("id").asText());
+    }
+
+    /** {@code all-dimensions}: the wrapper lists every dimension and chart of the target, as Netdata 1.37.1. */
+    @Test
+    void allDimensionsListsTheWholeTarget() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=a&after=-10&points=10&options=jsonwrap|all-dimensions");
+        assertEquals("[[\"a\",\"a\"],[\"zero\",\"zero\"],[\"hid\",\"hid\"]]", r.get("full_dimension_list").toString());
+        assertEquals("[[\"test.gaps\",\"test.gaps\"]]", r.get("full_chart_list").toString());
+        assertEquals("[]", r.get("full_chart_labels").toString());
+        java.util.List<String> keys = new java.util.ArrayList<>();
+        r.fieldNames().forEachRemaining(keys::add);
+        assertEquals(keys.indexOf("dimension_ids") + 1, keys.indexOf("full_dimension_list"), keys.toString());
+        assertEquals(keys.indexOf("full_chart_labels") + 1, keys.indexOf("functions"), keys.toString());
+    }
+
+    /**
+     * A pattern matching nothing is a 404, unless {@code percentage} keeps every dimension in the
+     * query (hidden): then Netdata 1.37.1 answers "no data", and an array of nulls.
+     */
+    @Test
+    void percentageWithAPatternMatchingNothingAnswersNoData() throws Exception {
+        assertThrows(ApiError.class, () -> query("chart=test.gaps&dimensions=nothing&after=-10&points=5"));
+        JsonNode r = query("chart=test.gaps&dimensions=nothing&after=-10&points=5&options=percentage");
+        assertEquals("[\"time\",\"no data\"]", r.get("labels").toString());
+        assertEquals(0, r.get("data").size());
+        JsonNode a = query("chart=test.gaps&dimensions=nothing&after=-10&points=5&options=percentage&format=array");
+        assertEquals("[null,null,null,null,null]", a.toString());
+    }
+
+    /**
+     * min2max as Netdata's {@code rrdr2value}: min and max start from 0 and the first cell, so one
+     * positive dimension gives its value (not 0); an empty cell counts as 0 in them.
+     */
+    @Test
+    void min2maxStartsFromZero() throws Exception {
+        JsonNode r = query("chart=test.slow&after=-20&points=2&options=min2max&format=array");
+        JsonNode plain = query("chart=test.slow&after=-20&points=2&format=array");
+        assertEquals(plain.toString(), r.toString());
+        assertTrue(r.get(0).asDouble() > 0, r.toString());
+    }
+
+    /** The wrapper and the query id as Netdata 1.37.1 writes them. */
+    @Test
+    void wrapperNamesAsNetdata() throws Exception {
+        JsonNode md = query("chart=test.gaps&after=-10&points=2&format=markdown&options=jsonwrap");
+        assertEquals("unknown", md.get("format").asText(), "markdown has no name in 1.37.1's wrapper");
+        JsonNode cja = query("chart=test.gaps&after=-10&points=2&format=csvjsonarray&options=jsonwrap|seconds");
+        assertEquals("unknown", cja.get("format").asText());
+        String csv = query("chart=test.gaps&after=-10&points=2&format=csv&options=jsonwrap").get("result").asText();
+        assertTrue(csv.startsWith("time,a,zero\n2"), "wrapped csv lines end with \\n alone: " + csv);
+        JsonNode tm = query("chart=test.gaps&after=-10&points=2&group=trimmed-median&options=jsonwrap");
+        assertEquals("trimmed-median5", tm.get("group").asText());
+        assertTrue(tm.get("id").asText().contains("/group:trimmed-median5/"), tm.get("id").asText());
+        assertEquals("percentile95", query("chart=test.gaps&after=-10&points=2&group=percentile&options=jsonwrap")
+                .get("group").asText());
+        JsonNode tier = query("chart=test.gaps&after=-10&points=2&options=jsonwrap|selected-tier&gtime=1");
+        assertTrue(tier.get("id").asText().endsWith("/options:jsonwrap,selected-tier/tier:0"), tier.get("id").asText());
     }
 
     @Test
@@ -173,19 +262,91 @@ class DataQueryTest {
             long t = row.get(0).asLong();
             assertEquals(((t - 5) % 100 + t % 100) / 2.0, row.get(1).asDouble(), 1e-6, "at " + t);
         }
-        // virtual points: 1-second granularity over 5-second data
-        JsonNode v = query("chart=test.slow&after=" + (T0 + N - 30) + "&before=" + (T0 + N) + "&points=10&options=jsonwrap");
-        assertTrue(v.get("options").asText().contains("virtual-points"));
-        assertEquals(3, v.get("view_update_every").asLong());
-        int values = 0;
-        for (JsonNode row : v.get("result").get("data")) {
-            if (!row.get(1).isNull()) {
-                long t = row.get(0).asLong();
-                values++;
-                assertEquals(t / 5 * 5 % 100, row.get(1).asDouble(), 1e-6, "the 5 s point in the 3 s ending " + t);
+    }
+
+    /**
+     * A chart collected every 5 s asked for 25 rows over 50 s (rows 2 s apart, finer than its
+     * points): as Netdata 1.37.1, every row has a value: the points ending since the previous row
+     * plus the value at the row's end, interpolated between the two points around it.
+     */
+    @Test
+    void fiveSecondChartAskedForFinerRowsInterpolatesBetweenItsPoints() throws Exception {
+        long before = T0 + N - 10;
+        JsonNode v = query("chart=test.slow&after=" + (before - 50) + "&before=" + before
+                + "&points=25&options=jsonwrap|flip");
+        assertEquals(2, v.get("view_update_every").asLong());
+        JsonNode data = v.get("result").get("data");
+        assertEquals(25, data.size());
+        long firstPoint = (before - 50 + 1) / 5 * 5; // the point at or before the window's first second
+        for (int i = 0; i < data.size(); i++) {
+            JsonNode row = data.get(i);
+            long e = row.get(0).asLong();
+            assertTrue(row.get(1).isNumber(), "row " + e + " is null: " + data);
+            // the first row also gets the point at the window's start; every other row is the value at its end
+            double expected = i == 0 ? (firstPoint % 100 + e % 100) / 2.0 : e % 100;
+            assertEquals(expected, row.get(1).asDouble(), 1e-6, "row ending " + e);
+        }
+        // rows 3 s apart over the last 30 s
+        JsonNode three = query("chart=test.slow&after=" + (before - 30) + "&before=" + before
+                + "&points=10&options=jsonwrap|flip");
+        assertEquals(3, three.get("view_update_every").asLong());
+        JsonNode rows3 = three.get("result").get("data");
+        for (int i = 1; i < rows3.size(); i++) {
+            long e = rows3.get(i).get(0).asLong();
+            assertEquals(e % 100, rows3.get(i).get(1).asDouble(), 1e-6, "row ending " + e);
+        }
+    }
+
+    /**
+     * A window narrower than a point of the chart (3 s of a 5 s chart): no tier holds a whole
+     * point inside it, and Netdata still answers from tier 0, interpolated (a real parent answers
+     * a 10 s chart's 5 s window so).
+     */
+    @Test
+    void windowNarrowerThanAPointStillAnswers() throws Exception {
+        long before = T0 + N - 20;
+        JsonNode r = query("chart=test.slow&after=" + (before - 3) + "&before=" + before + "&points=3&options=jsonwrap|flip");
+        JsonNode data = r.get("result").get("data");
+        assertEquals(3, data.size(), data.toString());
+        for (JsonNode row : data) {
+            long e = row.get(0).asLong();
+            assertEquals(e % 100, row.get(1).asDouble(), 1e-6, "row ending " + e + ": " + data);
+        }
+    }
+
+    /**
+     * nonzero with a dimensions pattern: Netdata marks the selected dimensions non-zero before the
+     * query, so an all-zero dimension the pattern names stays; with no pattern it is dropped.
+     */
+    @Test
+    void nonzeroKeepsTheDimensionsAPatternNames() throws Exception {
+        JsonNode plain = query("chart=test.gaps&after=-10&points=5&options=nonzero");
+        assertEquals("[\"time\",\"a\"]", plain.get("labels").toString());
+        JsonNode named = query("chart=test.gaps&after=-10&points=5&options=nonzero&dimensions=a%7Czero");
+        assertEquals("[\"time\",\"a\",\"zero\"]", named.get("labels").toString());
+    }
+
+    /**
+     * With percentage Netdata's formatters restart the wrapper's min and max at every row's first
+     * percentage, so they end as the last printed row's (json: the oldest row unless flip).
+     */
+    @Test
+    void percentageMinAndMaxAreTheLastPrintedRows() throws Exception {
+        JsonNode r = query("chart=test.gaps&after=-10&points=10&options=jsonwrap|percentage");
+        JsonNode data = r.get("result").get("data");
+        JsonNode last = data.get(data.size() - 1);
+        double min = Double.NaN;
+        double max = Double.NaN;
+        for (int c = 1; c < last.size(); c++) {
+            if (last.get(c).isNumber()) {
+                double v = last.get(c).asDouble();
+                min = Double.isNaN(min) ? v : Math.min(min, v);
+                max = Double.isNaN(max) ? v : Math.max(max, v);
             }
         }
-        assertTrue(values >= 6, "most 3-second rows hold one of the 5-second points");
+        assertEquals(min, r.get("min").asDouble(), 1e-6, data.toString());
+        assertEquals(max, r.get("max").asDouble(), 1e-6, data.toString());
+        assertTrue(max < 20, "the oldest row holds a small share: " + data);
     }
 
     @Test
@@ -238,7 +399,15 @@ class DataQueryTest {
                 JsonNode r = query("chart=test.gaps&after=-600&points=7&group=" + g + "&format=" + f
                         + "&options=jsonwrap");
                 assertEquals(7, r.get("points").asInt(), g + "/" + f);
-                assertEquals(g.equals("incremental-sum") ? "incremental_sum" : g, r.get("group").asText());
+                // Netdata names a method by the first name its table has for it
+                String named = switch (g) {
+                    case "incremental-sum" -> "incremental_sum";
+                    case "percentile" -> "percentile95";
+                    case "trimmed-mean" -> "trimmed-mean5";
+                    case "trimmed-median" -> "trimmed-median5";
+                    default -> g;
+                };
+                assertEquals(named, r.get("group").asText());
             }
         }
     }

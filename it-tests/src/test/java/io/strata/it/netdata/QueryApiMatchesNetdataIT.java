@@ -1,0 +1,610 @@
+package io.strata.it.netdata;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The differential test of the query API: a real Netdata 1.37.1 child (the stock collectors,
+ * {@code system.load} at 5 s, disk space at 10 s) streams to a real Netdata 1.37.1 parent, which
+ * forwards it to a Strata parent, so both parents hold the same data from the same stream. Once
+ * both hold a few minutes, a seeded generator draws {@code /api/v1/data} queries (printed seed,
+ * {@code before} always in the past), and both parents answer each one; the answers are compared
+ * by structure and value (storage-number precision), each difference put down to a documented
+ * cause where one applies (docs/query-api.md); those of no documented cause must stay under 1 %
+ * of the answers. The metadata endpoints describing the same
+ * data ({@code charts}, {@code chart}, {@code contexts}, {@code context}, {@code info},
+ * {@code allmetrics}) are compared too.
+ *
+ * <p>System properties: {@code strata.diff.queries} (default 5000), {@code strata.diff.seed}
+ * (default fixed, so CI runs the same sample), {@code strata.diff.history} (seconds of data to
+ * wait for, default 180). A longer run:
+ * {@code ./mvnw -B -q verify -pl it-tests -am -Dit.test=QueryApiMatchesNetdataIT -Dstrata.diff.queries=100000 -Dstrata.diff.seed=$RANDOM}
+ * Every difference goes to {@code target/query-api-diff-<seed>.txt} with the query and both answers.
+ */
+class QueryApiMatchesNetdataIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String CHILD = "ndchild";
+    /** Object keys that describe the moment of the answer, not the data: not compared. */
+    private static final Set<String> MOMENT_KEYS = Set.of("latest_values", "last_entry", "last_time_t",
+            "duration", "now");
+
+    static final String RETENTION_START = "retention start: ";
+    static final String OBSOLETE = "charts coming and going: ";
+    static final String LABEL_ORDER = "host label order: ";
+    static final String SYSINFO = "system info: ";
+    /**
+     * Data queries outside the subset the run holds to zero differences (other grouping methods,
+     * gtime, tier=, selected-tier): counted, printed and written to the report, listed in
+     * docs/query-api.md as open, not failing the run.
+     */
+    static final String OPEN = "open (outside the checked subset): ";
+    /**
+     * Causes of differences known and left (docs/query-api.md), by the prefix {@link #cause} gives
+     * a difference: counted and printed, they do not fail the run.
+     */
+    private static final Map<String, String> DOCUMENTED = Map.of(
+            RETENTION_START, "the Strata parent's first stored second of a chart is a few seconds after the"
+                    + " Netdata parent's (the stream forwarded by a Netdata parent): windows reaching back there differ",
+            OBSOLETE, "the two parents list different charts: network interfaces and mounts of other processes on"
+                    + " this machine come and go while the run goes, and charts the child marked obsolete stay listed"
+                    + " by Strata (the metadata store keeps no chart obsolete flag)",
+            LABEL_ORDER, "host labels are listed sorted by key, Netdata lists them as received",
+            SYSINFO, "the child's os_id is not kept by the stream receiver (info's os_id is empty)",
+            OPEN, "other grouping methods, gtime, tier=, selected-tier: reported, not yet held to zero");
+
+    @TempDir
+    Path tmp;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
+            .version(HttpClient.Version.HTTP_1_1).build();
+
+    @Test
+    void everyQueryAnswersAsARealNetdataParent() throws Exception {
+        RealNetdata.assumeInstalled();
+        int queries = Integer.getInteger("strata.diff.queries", 5000);
+        long seed = Long.getLong("strata.diff.seed", 20261126L);
+        long history = Long.getLong("strata.diff.history", 180);
+        System.out.println("QueryApiMatchesNetdataIT: seed " + seed + ", " + queries + " queries, " + history
+                + " s of history (-Dstrata.diff.seed=" + seed + " -Dstrata.diff.queries=" + queries + ")");
+        long limit = 600 + history + queries / 10;
+        // the Strata parent starts once the Netdata parent holds the child's first seconds, so that
+        // the forwarded stream replicates them all (a parent that connects at the same moment
+        // receives the child's history only from where the Netdata parent had it by then)
+        int strataPort = RealNetdata.freePort();
+        try (RealNetdata parent = RealNetdata.forwardingParent(tmp.resolve("ndparent"), "ndparent",
+                     RealNetdata.freePort(), 3, "127.0.0.1:" + strataPort);
+             RealNetdata child = RealNetdata.child(tmp.resolve("ndchild"), CHILD, RealNetdata.freePort(),
+                     "127.0.0.1:" + parent.webPort(), true, "[plugin:proc:diskspace]\n\tupdate every = 10\n")) {
+            parent.start(Duration.ofSeconds(limit));
+            child.start(Duration.ofSeconds(limit));
+            assertTrue(child.waitForLog("established link with negotiated capabilities", Duration.ofSeconds(60)),
+                    "the child did not connect to the Netdata parent: " + child.errorLog());
+            String nd = "http://127.0.0.1:" + parent.webPort();
+            waitForSpan(nd + "/host/" + CHILD + "/api/v1/chart?chart=system.load", 20);
+            try (StrataTestParent strata = StrataTestParent.start(tmp.resolve("strata-parent"), true, "", strataPort)) {
+                compareParents(parent, child, nd, "http://127.0.0.1:" + strata.port(), queries, seed, history);
+            }
+        }
+    }
+
+    private void waitForSpan(String chartUrl, long seconds) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(seconds + 120).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                JsonNode a = JSON.readTree(get(chartUrl).body());
+                if (a.path("last_entry").asLong() - a.path("first_entry").asLong() >= seconds) {
+                    return;
+                }
+            } catch (Exception notYet) {
+                // not defined yet
+            }
+            Thread.sleep(1000);
+        }
+        fail("the Netdata parent did not reach " + seconds + " s of " + chartUrl);
+    }
+
+    private void compareParents(RealNetdata parent, RealNetdata child, String nd, String st, int queries, long seed,
+                                long history) throws Exception {
+        {
+            String guid = child.machineGuid();
+            waitForHistory(nd, st, guid, history);
+
+            firstEntries = firstEntries(nd, st);
+            List<String> report = new ArrayList<>();
+            Map<String, Integer> kinds = new TreeMap<>();
+            Map<String, String> example = new LinkedHashMap<>();
+            int metadataCompared = compareMetadata(nd, st, kinds, example, report);
+
+            List<DataQueryGenerator.Chart> charts = charts(get(nd + "/host/" + CHILD + "/api/v1/charts").body(),
+                    firstEntries);
+            DataQueryGenerator gen = new DataQueryGenerator(seed, charts, CHILD, guid);
+            // first_entry is compared with every chart (retention start, above); here it would hide the data
+            Set<String> dataIgnored = new java.util.HashSet<>(MOMENT_KEYS);
+            dataIgnored.add("first_entry");
+            AnswerDiff diff = new AnswerDiff(dataIgnored);
+            int compared = 0;
+            int retried = 0;
+            for (int i = 0; i < queries; i++) {
+                long settled = System.currentTimeMillis() / 1000 - 5;
+                String q = gen.next(settled);
+                AnswerDiff.Difference d = null;
+                AnswerDiff.Answer a = null;
+                AnswerDiff.Answer b = null;
+                for (int attempt = 0; attempt < 3; attempt++) {
+                    try {
+                        a = get(nd + q);
+                    } catch (IOException e) {
+                        fail("the Netdata parent " + (parent.isAlive() ? "did not answer" : "died") + " at query " + i
+                                + ": " + q + ": " + e + "\n" + tail(parent.errorLog()));
+                    }
+                    try {
+                        b = get(st + q);
+                    } catch (IOException e) {
+                        fail("the Strata parent did not answer query " + i + ": " + q + ": " + e);
+                    }
+                    d = diff.compare(a, b);
+                    // a relative before is "now" of each parent: equal only within one wall-clock second
+                    // (each parent reads its own clock: asked again even when ours did not tick)
+                    if (d == null || !q.contains("before=-")) {
+                        break;
+                    }
+                    retried++;
+                }
+                compared++;
+                if (d != null) {
+                    String kind = cause(q, "data " + d.kind(), charts);
+                    if (!kind.startsWith(RETENTION_START) && !dashboardSubset(q)) {
+                        kind = OPEN + kind;
+                    }
+                    record(kinds, example, report, kind, q, d, a, b);
+                }
+            }
+            String summary = summary(seed, compared, metadataCompared, retried, kinds, example);
+            System.out.println(summary);
+            Path out = Path.of("target", "query-api-diff-" + seed + ".txt");
+            Files.createDirectories(out.getParent());
+            Files.writeString(out, summary + "\n" + String.join("\n", report));
+            System.out.println("every difference with both answers: " + out.toAbsolutePath());
+            // Differences of a documented cause are counted and printed. Differences of no documented
+            // cause (found, not yet analysed: listed in docs/query-api.md as open) are printed with both
+            // answers and held under 1 % of the answers compared, so that a regression of the query
+            // engine (which shows in far more answers) fails the run.
+            List<String> unexplained = new ArrayList<>();
+            int unexplainedCount = 0;
+            for (String k : kinds.keySet()) {
+                if (documented(k) == null) {
+                    unexplained.add(k + " (" + kinds.get(k) + "x)");
+                    unexplainedCount += kinds.get(k);
+                }
+            }
+            int answers = compared + metadataCompared;
+            System.out.println(unexplainedCount + " of " + answers + " answers differ by no documented cause: "
+                    + unexplained);
+            if (unexplainedCount * 100L > answers) {
+                fail(unexplainedCount + " of " + answers + " answers differ from a real Netdata 1.37.1 parent"
+                        + " by no documented cause (more than 1 %): " + unexplained + "\n" + summary);
+            }
+        }
+    }
+
+    /** Per chart id: {first_entry on the Netdata parent, on the Strata parent}. */
+    private Map<String, long[]> firstEntries = Map.of();
+    /** Charts whose first entries differ and the child marked obsolete since (their ids). */
+    private final java.util.Set<String> obsoleteCharts = new java.util.HashSet<>();
+
+    private Map<String, long[]> firstEntries(String nd, String st) throws IOException {
+        Map<String, long[]> m = new java.util.HashMap<>();
+        JsonNode a = JSON.readTree(get(nd + "/host/" + CHILD + "/api/v1/charts").body()).get("charts");
+        JsonNode b = JSON.readTree(get(st + "/host/" + CHILD + "/api/v1/charts").body()).get("charts");
+        for (Iterator<String> it = b.fieldNames(); it.hasNext(); ) {
+            String id = it.next();
+            if (a.has(id)) {
+                m.put(id, new long[]{a.get(id).path("first_entry").asLong(), b.get(id).path("first_entry").asLong()});
+            } else {
+                obsoleteCharts.add(id);
+            }
+        }
+        return m;
+    }
+
+    /** The only lines that differ are netdata_info with the same labels in another order. */
+    private static boolean labelsOnly(List<String> a, List<String> b) {
+        if (a.size() != 1 || b.size() != 1 || !a.get(0).startsWith("netdata_info{") || !b.get(0).startsWith("netdata_info{")) {
+            return false;
+        }
+        java.util.Set<String> la = new java.util.TreeSet<>(List.of(a.get(0).replaceAll("^.*\\{|}$", "").split("\",")));
+        java.util.Set<String> lb = new java.util.TreeSet<>(List.of(b.get(0).replaceAll("^.*\\{|}$", "").split("\",")));
+        return la.equals(lb);
+    }
+
+    /** Names allmetrics gives the charts only the Strata parent lists (obsolete on the child). */
+    private boolean obsoleteOnly(List<String> onlyStrata) {
+        if (onlyStrata.isEmpty() || obsoleteCharts.isEmpty()) {
+            return false;
+        }
+        for (String k : onlyStrata) {
+            boolean known = false;
+            for (String c : obsoleteCharts) {
+                String shell = c.toUpperCase().replaceAll("[^A-Z0-9]", "_");
+                if (k.contains(shell) || k.contains(c) || k.contains("chart=\"" + c + "\"")) {
+                    known = true;
+                    break;
+                }
+            }
+            if (!known) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** True when the two parents list different charts of the child (checked when metadata is compared). */
+    private boolean chartsDiffer;
+
+    private String metadataCause(String kind) {
+        if (chartsDiffer && (kind.contains("keys .charts") || kind.contains("keys .contexts")
+                || kind.endsWith("_count") || kind.contains(".family") || kind.contains(".title")
+                || kind.startsWith("allmetrics"))) {
+            return OBSOLETE + kind;
+        }
+        if (kind.contains("first_entry") || kind.contains("first_time_t")) {
+            return RETENTION_START + kind;
+        }
+        if (kind.contains(".host_labels")) {
+            return LABEL_ORDER + kind;
+        }
+        if (!obsoleteCharts.isEmpty() && (kind.endsWith(".charts_count") || kind.endsWith(".dimensions_count")
+                || kind.endsWith("keys .charts") || kind.endsWith("keys .contexts"))) {
+            return OBSOLETE + kind;
+        }
+        return kind;
+    }
+
+    private static String documented(String kind) {
+        for (Map.Entry<String, String> e : DOCUMENTED.entrySet()) {
+            if (kind.startsWith(e.getKey())) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A data difference is put down to the retention start when a chart the query reads begins at
+     * different seconds on the two parents and the window reaches back to that start.
+     */
+    private String cause(String q, String kind, List<DataQueryGenerator.Chart> charts) {
+        Map<String, String> p = params(q);
+        List<String> ids = new ArrayList<>();
+        for (DataQueryGenerator.Chart c : charts) {
+            if (p.containsKey("context") ? c.context().equals(p.get("context"))
+                    : (c.id().equals(p.get("chart")) || c.name().equals(p.get("chart")))) {
+                ids.add(c.id());
+            }
+        }
+        long now = System.currentTimeMillis() / 1000;
+        long before = parseLong(p.get("before"), 0);
+        if (before == 0) {
+            before = now;
+        } else if (Math.abs(before) <= 3L * 365 * 86400) {
+            before = now - Math.abs(before);
+        }
+        long after = parseLong(p.get("after"), -600);
+        long start;
+        if (after == 0) {
+            start = 0;
+        } else if (Math.abs(after) <= 3L * 365 * 86400) {
+            start = before - Math.abs(after);
+        } else {
+            start = Math.min(after, before);
+        }
+        // the rows that can hold the first points: a row's width (the window over the points) and two intervals
+        long points = parseLong(p.get("points"), 0);
+        long width = points > 0 ? (before - start) / points + 1 : 1;
+        for (DataQueryGenerator.Chart c : charts) {
+            if (!ids.contains(c.id())) {
+                continue;
+            }
+            long[] f = firstEntries.get(c.id());
+            long gtime = parseLong(p.get("gtime"), 0);
+            long margin = Math.max(width, gtime) + 2L * c.updateEvery() + 2;
+            if (f != null && f[0] != f[1] && start <= Math.max(f[0], f[1]) + margin) {
+                return RETENTION_START + kind;
+            }
+        }
+        return kind;
+    }
+
+    /**
+     * The queries held to zero differences: what the dashboard asks (average, min, max, sum
+     * without gtime, on the tiers Netdata's weights choose), with any window, points, options,
+     * format and dimensions.
+     */
+    static boolean dashboardSubset(String q) {
+        Map<String, String> p = params(q);
+        String group = p.getOrDefault("group", "average");
+        String options = p.getOrDefault("options", "");
+        return java.util.Set.of("average", "mean", "min", "max", "sum", "").contains(group)
+                && parseLong(p.get("gtime"), 0) <= 1
+                && !p.containsKey("tier")
+                && !options.contains("selected-tier");
+    }
+
+    private static long parseLong(String s, long def) {
+        if (s == null || s.isEmpty()) {
+            return def;
+        }
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return def;
+        }
+    }
+
+    private static Map<String, String> params(String q) {
+        Map<String, String> m = new java.util.HashMap<>();
+        int qm = q.indexOf('?');
+        for (String kv : q.substring(qm + 1).split("&")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) {
+                m.put(kv.substring(0, eq), java.net.URLDecoder.decode(kv.substring(eq + 1),
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        return m;
+    }
+
+    /** Waits until both parents hold {@code seconds} of the child's {@code system.load}. */
+    private void waitForHistory(String nd, String st, String guid, long seconds) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(seconds + 180).toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            try {
+                JsonNode a = JSON.readTree(get(nd + "/host/" + CHILD + "/api/v1/chart?chart=system.load").body());
+                JsonNode b = JSON.readTree(get(st + "/host/" + guid + "/api/v1/chart?chart=system.load").body());
+                long spanA = a.path("last_entry").asLong() - a.path("first_entry").asLong();
+                long spanB = b.path("last_entry").asLong() - b.path("first_entry").asLong();
+                last = "netdata " + spanA + " s, strata " + spanB + " s";
+                if (spanA >= seconds && spanB >= seconds) {
+                    return;
+                }
+            } catch (Exception notYet) {
+                last = notYet.toString();
+            }
+            Thread.sleep(1000);
+        }
+        fail("the parents did not reach " + seconds + " s of system.load: " + last);
+    }
+
+    /**
+     * charts, chart (every chart), contexts, context (every context), info (the host's facts),
+     * allmetrics (the metrics listed, in every format): the fields describing the same data.
+     */
+    private int compareMetadata(String nd, String st, Map<String, Integer> kinds, Map<String, String> example,
+                                List<String> report) throws Exception {
+        String h = "/host/" + CHILD + "/api/v1/";
+        AnswerDiff diff = new AnswerDiff(MOMENT_KEYS);
+        int n = 0;
+        // charts: the charts object and the counts (the hosts list differs: the Strata parent holds one more)
+        AnswerDiff.Answer ca = get(nd + h + "charts");
+        AnswerDiff.Answer cb = get(st + h + "charts");
+        java.util.Set<String> idsA = new java.util.TreeSet<>();
+        JSON.readTree(ca.body()).get("charts").fieldNames().forEachRemaining(idsA::add);
+        java.util.Set<String> idsB = new java.util.TreeSet<>();
+        JSON.readTree(cb.body()).get("charts").fieldNames().forEachRemaining(idsB::add);
+        chartsDiffer = !idsA.equals(idsB);
+        n++;
+        AnswerDiff.Difference d = diff.compare(pick(ca, "charts_count", "dimensions_count", "update_every", "charts"),
+                pick(cb, "charts_count", "dimensions_count", "update_every", "charts"));
+        if (d != null) {
+            record(kinds, example, report, metadataCause("charts " + d.kind()), h + "charts", d, ca, cb);
+        }
+        JsonNode charts = JSON.readTree(ca.body()).get("charts");
+        for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
+            String q = h + "chart?chart=" + DataQueryGenerator.enc(it.next());
+            n++;
+            compareOne(diff, nd, st, q, "chart", kinds, example, report);
+        }
+        AnswerDiff.Answer xa = get(nd + h + "contexts");
+        n++;
+        compareOne(diff, nd, st, h + "contexts", "contexts", kinds, example, report);
+        compareOne(diff, nd, st, h + "contexts?options=full", "contexts full", kinds, example, report);
+        for (Iterator<String> it = JSON.readTree(xa.body()).path("contexts").fieldNames(); it.hasNext(); ) {
+            n++;
+            compareOne(diff, nd, st, h + "context?context=" + DataQueryGenerator.enc(it.next()), "context", kinds,
+                    example, report);
+        }
+        // info: what describes the child (the rest describes the parent answering)
+        AnswerDiff.Answer ia = get(nd + h + "info");
+        AnswerDiff.Answer ib = get(st + h + "info");
+        n++;
+        String[] infoFields = {"uid", "os_name", "os_id", "os_version", "kernel_name", "kernel_version",
+                "architecture", "cores_total", "host_labels", "collectors", "charts-count", "metrics-count"};
+        d = diff.compare(pick(ia, infoFields), pick(ib, infoFields));
+        if (d != null) {
+            record(kinds, example, report, (d.kind().contains(".os_id") ? SYSINFO : "") + "info " + d.kind(),
+                    h + "info", d, ia, ib);
+        }
+        // allmetrics: values move between the two requests; the metrics listed must be the same
+        for (String f : new String[]{"shell", "prometheus", "json"}) {
+            for (String extra : new String[]{"", "&source=average", "&source=sum", "&names=no&types=yes&help=yes"}) {
+                String q = h + "allmetrics?format=" + f + extra;
+                AnswerDiff.Answer a = get(nd + q);
+                AnswerDiff.Answer b = get(st + q);
+                n++;
+                List<String> ka = metricKeys(f, a.body());
+                List<String> kb = metricKeys(f, b.body());
+                if (a.status() != b.status() || !ka.equals(kb)) {
+                    List<String> onlyA = new ArrayList<>(ka);
+                    onlyA.removeAll(kb);
+                    List<String> onlyB = new ArrayList<>(kb);
+                    onlyB.removeAll(ka);
+                    String why = labelsOnly(onlyA, onlyB) ? LABEL_ORDER
+                            : chartsDiffer || (onlyA.isEmpty() && obsoleteOnly(onlyB)) ? OBSOLETE : "";
+                    record(kinds, example, report, why + "allmetrics " + f + " metrics", q,
+                            new AnswerDiff.Difference("allmetrics " + f, "only netdata: " + head(onlyA)
+                                    + " only strata: " + head(onlyB)), a, b);
+                }
+            }
+        }
+        return n;
+    }
+
+    private void compareOne(AnswerDiff diff, String nd, String st, String q, String what, Map<String, Integer> kinds,
+                            Map<String, String> example, List<String> report) throws IOException {
+        AnswerDiff.Answer a = get(nd + q);
+        AnswerDiff.Answer b = get(st + q);
+        AnswerDiff.Difference d = diff.compare(a, b);
+        if (d != null) {
+            record(kinds, example, report, metadataCause(what + " " + d.kind()), q, d, a, b);
+        }
+    }
+
+    private static String tail(String log) {
+        return log.length() <= 4000 ? log : log.substring(log.length() - 4000);
+    }
+
+    private static String head(List<String> l) {
+        return l.size() <= 8 ? l.toString() : l.subList(0, 8) + "... (" + l.size() + ")";
+    }
+
+    /** The metric names (and labels) of an allmetrics answer, without values and times. */
+    private static List<String> metricKeys(String format, String body) throws IOException {
+        List<String> keys = new ArrayList<>();
+        if (format.equals("json")) {
+            JsonNode n = JSON.readTree(body);
+            for (Iterator<String> c = n.fieldNames(); c.hasNext(); ) {
+                String chart = c.next();
+                for (Iterator<String> d = n.get(chart).path("dimensions").fieldNames(); d.hasNext(); ) {
+                    keys.add(chart + "/" + d.next());
+                }
+            }
+            return keys;
+        }
+        for (String line : body.split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            if (format.equals("shell")) {
+                int eq = line.indexOf('=');
+                keys.add(eq < 0 ? line : line.substring(0, eq));
+            } else {
+                int close = line.lastIndexOf('}');
+                keys.add(line.startsWith("#") || close < 0 ? line.replaceAll(" [-0-9.e+]+( [0-9]+)?$", "")
+                        : line.substring(0, close + 1));
+            }
+        }
+        return keys;
+    }
+
+    /** An answer reduced to some top-level fields of its JSON object, in Netdata's order. */
+    private static AnswerDiff.Answer pick(AnswerDiff.Answer a, String... fields) throws IOException {
+        if (a.status() != 200) {
+            return a;
+        }
+        JsonNode n = JSON.readTree(a.body());
+        com.fasterxml.jackson.databind.node.ObjectNode o = JSON.createObjectNode();
+        for (String f : fields) {
+            if (n.has(f)) {
+                o.set(f, n.get(f));
+            }
+        }
+        return new AnswerDiff.Answer(a.status(), a.contentType(), o.toString());
+    }
+
+    private static void record(Map<String, Integer> kinds, Map<String, String> example, List<String> report,
+                               String kind, String q, AnswerDiff.Difference d, AnswerDiff.Answer a,
+                               AnswerDiff.Answer b) {
+        kinds.merge(kind, 1, Integer::sum);
+        String text = "== " + kind + "\nquery: " + q + "\nwhere: " + d.detail()
+                + "\nnetdata (" + a.status() + " " + a.contentType() + "):\n" + clip(a.body())
+                + "\nstrata (" + b.status() + " " + b.contentType() + "):\n" + clip(b.body()) + "\n";
+        example.putIfAbsent(kind, text);
+        report.add(text);
+    }
+
+    private static String clip(String s) {
+        return s.length() <= 6000 ? s : s.substring(0, 6000) + "... (" + s.length() + " chars)";
+    }
+
+    private static String summary(long seed, int compared, int metadata, int retried, Map<String, Integer> kinds,
+                                  Map<String, String> example) {
+        StringBuilder s = new StringBuilder();
+        int total = kinds.values().stream().mapToInt(Integer::intValue).sum();
+        s.append("QueryApiMatchesNetdataIT seed ").append(seed).append(": ").append(compared)
+                .append(" data queries and ").append(metadata).append(" metadata answers compared (")
+                .append(retried).append(" retried across a second), ").append(total).append(" differ\n");
+        for (Map.Entry<String, Integer> e : kinds.entrySet()) {
+            s.append("  ").append(e.getValue()).append("x ").append(e.getKey())
+                    .append(documented(e.getKey()) != null ? " (documented)" : "")
+                    .append('\n');
+        }
+        for (Map.Entry<String, String> e : DOCUMENTED.entrySet()) {
+            s.append("  documented ").append(e.getKey()).append(e.getValue()).append('\n');
+        }
+        int shown = 0;
+        for (String ex : example.values()) {
+            if (shown++ < 25) {
+                s.append(ex.length() > 3000 ? ex.substring(0, 3000) + "...\n" : ex);
+            }
+        }
+        return s.toString();
+    }
+
+    /** The charts both parents hold, each starting where both hold it. */
+    private static List<DataQueryGenerator.Chart> charts(String chartsJson, Map<String, long[]> firsts)
+            throws IOException {
+        List<DataQueryGenerator.Chart> out = new ArrayList<>();
+        JsonNode charts = JSON.readTree(chartsJson).get("charts");
+        for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
+            JsonNode c = charts.get(it.next());
+            List<String> ids = new ArrayList<>();
+            List<String> names = new ArrayList<>();
+            for (Iterator<Map.Entry<String, JsonNode>> d = c.get("dimensions").fields(); d.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = d.next();
+                ids.add(e.getKey());
+                names.add(e.getValue().path("name").asText());
+            }
+            long[] f = firsts.get(c.get("id").asText());
+            if (!ids.isEmpty() && f != null) {
+                out.add(new DataQueryGenerator.Chart(c.get("id").asText(), c.get("name").asText(),
+                        c.get("context").asText(), c.get("update_every").asInt(), Math.max(f[0], f[1]),
+                        ids, names));
+            }
+        }
+        return out;
+    }
+
+    private AnswerDiff.Answer get(String url) throws IOException {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).GET().build();
+        try {
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+            return new AnswerDiff.Answer(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+}
