@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import io.strata.engine.log.RepeatedFailureLog;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +72,8 @@ public final class StreamSender implements AutoCloseable {
     public static final long CAP_COMPRESSION = io.strata.streaming.handshake.Capabilities.COMPRESSION;
     /** The longest line the parent may send us (the C sender's read buffer). */
     public static final int MAX_COMMAND_LINE_BYTES = 16384;
+    /** A destination that keeps failing gets one summary line per this period. */
+    public static final long FAILURE_SUMMARY_PERIOD_MILLIS = 60_000;
 
     /**
      * @param timeout         stream.conf {@code timeout seconds} (600): sending the request,
@@ -115,6 +119,11 @@ public final class StreamSender implements AutoCloseable {
     private volatile boolean running;
     private volatile SenderSession current;
     private volatile SslContext clientTls;
+    /**
+     * Lost connections and failed attempts, per destination: a parent that restarts is an event
+     * for an operator, not an error; a destination down for an hour gives a line a minute.
+     */
+    private final RepeatedFailureLog failures;
 
     /**
      * @param hostName     for the log
@@ -136,6 +145,8 @@ public final class StreamSender implements AutoCloseable {
         this.group = group != null ? group : io.strata.streaming.server.Transports.group(1);
         this.thread = new Thread(this::run, "stream-sender[" + hostName + "]");
         this.thread.setDaemon(true);
+        this.failures = new RepeatedFailureLog(RepeatedFailureLog.forWarn(log), FAILURE_SUMMARY_PERIOD_MILLIS,
+                destinations::nowMillis);
     }
 
     /**
@@ -277,7 +288,7 @@ public final class StreamSender implements AutoCloseable {
     private Channel tcpConnect(Destination d) throws InterruptedException {
         InetSocketAddress address = d.socketAddress();
         if (address.isUnresolved()) {
-            log.error("STREAM {} [send to {}]: cannot resolve host '{}'", hostName, d, d.host());
+            failed(d, "cannot resolve host '" + d.host() + "'");
             return null;
         }
         SslContext tls = clientTls;
@@ -317,12 +328,11 @@ public final class StreamSender implements AutoCloseable {
         if (!f.await(config.connectTimeout().toMillis() + 1000)) {
             f.cancel(false);
             f.channel().close();
-            log.error("STREAM {} [send to {}]: connect did not complete in time", hostName, d);
+            failed(d, "connect did not complete in time");
             return null;
         }
         if (!f.isSuccess()) {
-            log.error("STREAM {} [send to {}]: failed to connect: {}", hostName, d, f.cause() == null ? "cancelled"
-                    : f.cause().getMessage());
+            failed(d, "failed to connect: " + (f.cause() == null ? "cancelled" : f.cause().getMessage()));
             return null;
         }
         if (d.ssl()) {
@@ -331,7 +341,7 @@ public final class StreamSender implements AutoCloseable {
             io.netty.util.concurrent.Future<Channel> done = h.handshakeFuture();
             if (!done.await(config.connectTimeout().toMillis() + 1000) || !done.isSuccess()) {
                 String why = done.cause() == null ? "timeout" : done.cause().getMessage();
-                log.error("STREAM {} [send to {}]: TLS handshake failed: {} - will retry in 300 secs", hostName, d, why);
+                failed(d, "TLS handshake failed: " + why + " - will retry in 300 secs");
                 f.channel().close();
                 destinations.postpone(d, 300, "TLS handshake failed: " + why);
                 return null;
@@ -353,8 +363,8 @@ public final class StreamSender implements AutoCloseable {
         ChannelFuture sent = ch.writeAndFlush(Unpooled.wrappedBuffer(request));
         if (!sent.await(timeoutMillis) || !sent.isSuccess()) {
             ch.close();
-            log.error("STREAM {} [send to {}]: failed to send the request to the remote netdata ({})", hostName, d,
-                    sent.cause() == null ? "timeout" : sent.cause().getMessage());
+            failed(d, "failed to send the request to the remote netdata ("
+                    + (sent.cause() == null ? "timeout" : sent.cause().getMessage()) + ")");
             destinations.postpone(d, POSTPONE_SEND_FAILED, "timeout while sending request");
             return null;
         }
@@ -369,8 +379,7 @@ public final class StreamSender implements AutoCloseable {
         if (reply == null || reply.length == 0) {
             ch.close();
             String why = reply == null ? "timeout while expecting first response" : "connection closed before a response";
-            log.error("STREAM {} [send to {}]: remote netdata does not respond ({}) - will retry in {} secs", hostName, d,
-                    why, POSTPONE_NO_REPLY);
+            failed(d, "remote netdata does not respond (" + why + ") - will retry in " + POSTPONE_NO_REPLY + " secs");
             destinations.postpone(d, POSTPONE_NO_REPLY, why);
             return null;
         }
@@ -387,9 +396,12 @@ public final class StreamSender implements AutoCloseable {
                 // normal in a cluster: the parent already has this host, from the host itself or a peer
                 log.info("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
                         outcome.postponeSeconds());
-            } else {
+            } else if (outcome.reason().startsWith(io.strata.streaming.handshake.HandshakeReplies.Kind.NOT_PERMITTED.name())) {
+                // the parent's stream.conf refuses this API key or host: a person has to act
                 log.error("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
                         outcome.postponeSeconds());
+            } else {
+                failed(d, outcome.reason() + " - will retry in " + outcome.postponeSeconds() + " secs");
             }
             destinations.postpone(d, outcome.postponeSeconds(), outcome.reason());
             return null;
@@ -404,6 +416,7 @@ public final class StreamSender implements AutoCloseable {
             return null;
         }
         log.info("STREAM {} [send to {}]: established link with negotiated capabilities {}", hostName, d, caps);
+        failures.recovered(logKey(d), "connected");
         current = session;
         try {
             listener.onConnected(session, caps);
@@ -458,8 +471,7 @@ public final class StreamSender implements AutoCloseable {
                     }
                 } else if (ev instanceof SenderSession.Disconnected d) {
                     current = null;
-                    log.error("STREAM {} [send to {}]: connection lost: {} - {} bytes sent", hostName, s.destination(),
-                            d.reason(), s.sentBytes());
+                    failed(s.destination(), "connection lost: " + d.reason() + " - " + s.sentBytes() + " bytes sent");
                     notifyDisconnected(d.reason());
                     return;
                 }
@@ -470,6 +482,21 @@ public final class StreamSender implements AutoCloseable {
             notifyDisconnected("sender stopped");
             throw e;
         }
+    }
+
+    /** A failure that repeats while a parent is down: WARN, rate-limited per destination. */
+    private void failed(Destination d, String what) {
+        String key = logKey(d);
+        failures.failed(key, key + ": " + what);
+    }
+
+    private String logKey(Destination d) {
+        return "STREAM " + hostName + " [send to " + d + "]";
+    }
+
+    /** Failures logged or counted for {@code d} since it last connected (for tests). */
+    long failuresSinceConnected(Destination d) {
+        return failures.failures(logKey(d));
     }
 
     private void notifyDisconnected(String reason) {
