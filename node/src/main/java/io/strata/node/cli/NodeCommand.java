@@ -31,6 +31,7 @@ public final class NodeCommand implements Callable<Integer> {
         }
         StrataNode node;
         try {
+            io.strata.node.runtime.NodeLogging.apply(cfg.logs());
             node = io.strata.node.runtime.NodeRoles.start(cfg, null);
         } catch (java.io.IOException e) {
             // one ERROR line the user can act on (a directory, a port, a disk): its message says

@@ -19,7 +19,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                          Path cacheDir, Path libDir, List<InetSocketAddress> bindTo, int acceptStreamEverySeconds,
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
                          int syntheticCharts, int syntheticDimensions, boolean procPlugin, StreamConfig stream,
-                         Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, List<String> warnings) {
+                         Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, LogSettings logs,
+                         List<String> warnings) {
 
     public static final int DEFAULT_PORT = 19999;
 
@@ -51,6 +52,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                     Long.MAX_VALUE / (1 << 20));
         }
         DbEngineSettings dbEngine = DbEngineSettings.read(nd, netdataConf, tiers);
+        LogSettings logs = LogSettings.read(nd, netdataConf, dir);
         Path cache = Path.of(nd.get("directories", "cache", dir.resolve("cache").toString()));
         Path lib = Path.of(nd.get("directories", "lib", dir.resolve("lib").toString()));
         List<InetSocketAddress> bind = parseBindTo(nd.get("web", "bind to", "*:" + DEFAULT_PORT), netdataConf);
@@ -81,7 +83,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, bind, acceptEvery, replication,
                 toReplicate, perStep, synthCharts, synthDims, proc, stream, cert.isEmpty() ? null : Path.of(cert),
-                key.isEmpty() ? null : Path.of(key), dbEngine, List.copyOf(warnings));
+                key.isEmpty() ? null : Path.of(key), dbEngine, logs, List.copyOf(warnings));
     }
 
     public Path dbDir() {

@@ -23,6 +23,7 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Date;
+import java.util.Locale;
 import java.util.concurrent.RejectedExecutionException;
 
 import org.slf4j.Logger;
@@ -37,6 +38,12 @@ import org.slf4j.LoggerFactory;
 public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(ApiRequestHandler.class);
+    /**
+     * The access log's logger: one INFO line per answered request, as Netdata's access.log. The
+     * node turns it off unless {@code [logs] access} names a target.
+     */
+    public static final String ACCESS_LOGGER = "io.strata.access";
+    private static final Logger access = LoggerFactory.getLogger(ACCESS_LOGGER);
 
     static final String SERVER = "Strata (Netdata Embedded HTTP Server v1.37.1 compatible)";
     static final String ALLOW_HEADERS =
@@ -50,7 +57,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     private boolean busy;
 
     private record Pending(HttpMethod method, String uri, String origin, boolean keepAlive, HttpVersion version,
-                           String host, boolean decodeFailed) {
+                           String host, boolean decodeFailed, long receivedNanos) {
     }
 
     public ApiRequestHandler(ApiContext context, ApiServices services) {
@@ -62,7 +69,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
         HttpHeaders h = req.headers();
         queue.add(new Pending(req.method(), req.uri(), h.get(HttpHeaderNames.ORIGIN), HttpUtil.isKeepAlive(req),
-                req.protocolVersion(), h.get(HttpHeaderNames.HOST), req.decoderResult().isFailure()));
+                req.protocolVersion(), h.get(HttpHeaderNames.HOST), req.decoderResult().isFailure(), System.nanoTime()));
         if (queue.size() >= MAX_QUEUED) {
             ctx.channel().config().setAutoRead(false);
         }
@@ -151,6 +158,9 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             return;
         }
         context.meters().answered(r.status().code());
+        if (access.isInfoEnabled()) {
+            logAccess(ctx, p, r);
+        }
         FullHttpResponse resp = toHttp(p, r, System.currentTimeMillis());
         boolean close = forceClose || !p.keepAlive;
         if (close) {
@@ -162,6 +172,14 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         }
         ctx.writeAndFlush(resp);
         next(ctx);
+    }
+
+    /** Netdata's access.log line, less its thread and connection ids: who, what, how much, how long. */
+    private static void logAccess(ChannelHandlerContext ctx, Pending p, ApiResponse r) {
+        double millis = (System.nanoTime() - p.receivedNanos) / 1e6;
+        access.info("{} '{}' (sent {} bytes, total {} ms) {} '{}'", clientOf(ctx.channel().remoteAddress()),
+                p.method.name(), r.body().readableBytes(), String.format(Locale.ROOT, "%.2f", millis),
+                r.status().code(), p.uri);
     }
 
     private static FullHttpResponse toHttp(Pending p, ApiResponse r, long nowMillis) {
