@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import io.strata.engine.time.Clocks;
 
 /**
  * A child's stream of its own host to its parents: on each connection the host preamble and every
@@ -50,7 +51,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
     private volatile long caps;
 
     public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
-        this(charts, settings, hops, group, Clock.systemUTC());
+        this(charts, settings, hops, group, Clocks.system());
     }
 
     /** @param clock the unix time of definitions and replication answers */
