@@ -13,6 +13,7 @@ import io.strata.streaming.sender.ChildStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Arrays;
 
 /**
  * The charts a node collects itself: defined in its engine under its own host, completed by a
@@ -121,7 +122,7 @@ public final class LocalCharts implements ChildStream.CollectionState {
         charts.add(c);
         Chart[] a = byChartId;
         if (chartId >= a.length) {
-            a = java.util.Arrays.copyOf(a, Math.max(chartId + 1, a.length * 2));
+            a = Arrays.copyOf(a, Math.max(chartId + 1, a.length * 2));
         }
         a[chartId] = c;
         byChartId = a;

@@ -10,6 +10,8 @@ import io.strata.streaming.wire.LineSplitter;
 import io.strata.streaming.wire.StreamProtocolException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.io.IOException;
+import io.strata.engine.time.Clocks;
 
 /**
  * The stream of one host after the handshake: (decompressed) bytes to lines to the parser. A
@@ -51,7 +53,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             stats.bytesReceived.add(buf.readableBytes());
-            active.lastDataMillis = System.currentTimeMillis();
+            active.lastDataMillis = Clocks.wallMillis();
             try {
                 lines.feed(buf, parser);
             } finally {
@@ -89,7 +91,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
         } else if (cause instanceof ReadTimeoutException) {
             LOG.warn("{}: no data for the receive timeout; closing the stream", who);
             close(ctx);
-        } else if (cause instanceof java.io.IOException) {
+        } else if (cause instanceof IOException) {
             LOG.info("{}: connection error: {}", who, cause.getMessage());
             close(ctx);
         } else {

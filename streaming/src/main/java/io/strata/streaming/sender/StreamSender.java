@@ -35,6 +35,17 @@ import io.strata.engine.log.RepeatedFailureLog;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.util.concurrent.Future;
+import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.handshake.HandshakeReplies;
+import io.strata.streaming.server.TlsContexts;
+import io.strata.streaming.server.Transports;
+import io.strata.streaming.wire.Lz4StreamFrameEncoder;
+import java.io.IOException;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 /**
  * The child side of streaming for one host: connects to the first available parent of a
@@ -63,13 +74,13 @@ public final class StreamSender implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamSender.class);
 
     /** Netdata's postponement when the parent does not reply (timeout or close). */
-    public static final int POSTPONE_NO_REPLY = io.strata.streaming.handshake.HandshakeReplies.POSTPONE_NO_REPLY;
+    public static final int POSTPONE_NO_REPLY = HandshakeReplies.POSTPONE_NO_REPLY;
     /** Netdata's postponement when the request cannot be sent. */
-    public static final int POSTPONE_SEND_FAILED = io.strata.streaming.handshake.HandshakeReplies.POSTPONE_SEND_TIMEOUT;
+    public static final int POSTPONE_SEND_FAILED = HandshakeReplies.POSTPONE_SEND_TIMEOUT;
     /** The child reads the reply with one {@code recv()} of at most this many bytes. */
-    public static final int MAX_REPLY_BYTES = io.strata.streaming.handshake.HandshakeReplies.MAX_REPLY_BYTES;
+    public static final int MAX_REPLY_BYTES = HandshakeReplies.MAX_REPLY_BYTES;
     /** The capability that makes the child compress (§7). */
-    public static final long CAP_COMPRESSION = io.strata.streaming.handshake.Capabilities.COMPRESSION;
+    public static final long CAP_COMPRESSION = Capabilities.COMPRESSION;
     /** The longest line the parent may send us (the C sender's read buffer). */
     public static final int MAX_COMMAND_LINE_BYTES = 16384;
     /** A destination that keeps failing gets one summary line per this period. */
@@ -142,8 +153,8 @@ public final class StreamSender implements AutoCloseable {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.config = Objects.requireNonNull(config, "config");
         this.ownsGroup = group == null;
-        this.group = group != null ? group : io.strata.streaming.server.Transports.group(1);
-        this.thread = new Thread(this::run, "stream-sender[" + hostName + "]");
+        this.group = group != null ? group : Transports.group(1);
+        this.thread = StrataThreads.newThread(this::run, "stream-sender[" + hostName + "]");
         this.thread.setDaemon(true);
         this.failures = new RepeatedFailureLog(RepeatedFailureLog.forWarn(log), FAILURE_SUMMARY_PERIOD_MILLIS,
                 destinations::nowMillis);
@@ -154,27 +165,27 @@ public final class StreamSender implements AutoCloseable {
      * delay, buffer size, compression, TLS for {@code :SSL} destinations), to {@code destination}
      * (a Netdata destination list).
      */
-    public static StreamSender fromSettings(String hostName, io.strata.streaming.auth.StreamConfig.SenderSettings settings,
+    public static StreamSender fromSettings(String hostName, StreamConfig.SenderSettings settings,
                                             String destination, Handshake handshake, SenderListener listener,
                                             EventLoopGroup group) {
         DestinationList destinations = DestinationList.parse(destination, (int) settings.defaultPort(),
-                System::currentTimeMillis);
+                Clocks::wallMillis);
         Config cfg = new Config(Duration.ofSeconds(settings.timeoutSeconds()),
                 Duration.ofSeconds(Math.min(60, settings.timeoutSeconds())),
                 Duration.ofSeconds(settings.reconnectDelaySeconds()), settings.bufferSizeBytes());
         StreamSender sender = new StreamSender(hostName, destinations, handshake,
-                negotiated -> io.strata.streaming.handshake.Capabilities.has(negotiated,
-                        io.strata.streaming.handshake.Capabilities.COMPRESSION)
-                        ? (ChannelHandler) new io.strata.streaming.wire.Lz4StreamFrameEncoder(
-                        io.strata.streaming.handshake.Capabilities.has(negotiated,
-                                io.strata.streaming.handshake.Capabilities.BINARY))
+                negotiated -> Capabilities.has(negotiated,
+                        Capabilities.COMPRESSION)
+                        ? (ChannelHandler) new Lz4StreamFrameEncoder(
+                        Capabilities.has(negotiated,
+                                Capabilities.BINARY))
                         : null,
                 listener, cfg, group);
         if (destinations.entries().stream().anyMatch(e -> e.destination().ssl())) {
             try {
-                sender.withTls(io.strata.streaming.server.TlsContexts.client(settings.sslSkipCertificateVerification(),
+                sender.withTls(TlsContexts.client(settings.sslSkipCertificateVerification(),
                         settings.caFile()));
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 log.error("STREAM {}: {}; TLS destinations will be postponed", hostName, e.getMessage());
             }
         }
@@ -300,17 +311,17 @@ public final class StreamSender implements AutoCloseable {
         log.info("STREAM {}: connecting to '{}' (port {})...", hostName, d, d.port());
         Bootstrap b = new Bootstrap()
                 .group(group)
-                .channel(io.strata.streaming.server.Transports.socketChannel(group))
+                .channel(Transports.socketChannel(group))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
                 // one read of at most 8192 bytes, like the C recv() of the reply
                 .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_REPLY_BYTES))
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
-                    public void handlerAdded(io.netty.channel.ChannelHandlerContext ctx) throws Exception {
-                        if (io.strata.streaming.server.Transports.isEpoll(group)) {
+                    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+                        if (Transports.isEpoll(group)) {
                             // unacknowledged data for longer than the timeout ends the connection: a
                             // silent partition is noticed, and the next destination tried, in time
-                            ctx.channel().config().setOption(io.netty.channel.epoll.EpollChannelOption.TCP_USER_TIMEOUT,
+                            ctx.channel().config().setOption(EpollChannelOption.TCP_USER_TIMEOUT,
                                     (int) Math.min(Integer.MAX_VALUE, config.timeout().toMillis()));
                         }
                         super.handlerAdded(ctx);
@@ -338,7 +349,7 @@ public final class StreamSender implements AutoCloseable {
         if (d.ssl()) {
             // as Netdata: a TLS failure (handshake, certificate) postpones the destination 300 s
             SslHandler h = f.channel().pipeline().get(SslHandler.class);
-            io.netty.util.concurrent.Future<Channel> done = h.handshakeFuture();
+            Future<Channel> done = h.handshakeFuture();
             if (!done.await(config.connectTimeout().toMillis() + 1000) || !done.isSuccess()) {
                 String why = done.cause() == null ? "timeout" : done.cause().getMessage();
                 failed(d, "TLS handshake failed: " + why + " - will retry in 300 secs");
@@ -392,11 +403,11 @@ public final class StreamSender implements AutoCloseable {
         }
         if (!outcome.accepted()) {
             ch.close();
-            if (outcome.reason().startsWith(io.strata.streaming.handshake.HandshakeReplies.Kind.ALREADY_STREAMING.name())) {
+            if (outcome.reason().startsWith(HandshakeReplies.Kind.ALREADY_STREAMING.name())) {
                 // normal in a cluster: the parent already has this host, from the host itself or a peer
                 log.info("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
                         outcome.postponeSeconds());
-            } else if (outcome.reason().startsWith(io.strata.streaming.handshake.HandshakeReplies.Kind.NOT_PERMITTED.name())) {
+            } else if (outcome.reason().startsWith(HandshakeReplies.Kind.NOT_PERMITTED.name())) {
                 // the parent's stream.conf refuses this API key or host: a person has to act
                 log.error("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
                         outcome.postponeSeconds());
