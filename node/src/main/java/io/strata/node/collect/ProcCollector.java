@@ -11,9 +11,11 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 /**
  * The machine's own charts, read from /proc and /sys every {@code update_every} seconds on the
@@ -50,8 +52,8 @@ public final class ProcCollector implements Closeable {
                 new ProcUptimeModule(ctx), new ProcMeminfoModule(ctx), new ProcVmstatModule(ctx),
                 new ProcNetDevModule(ctx), new ProcDiskstatsModule(ctx));
         this.failed = new boolean[modules.size()];
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "strata-proc-collector");
+        this.timer = StrataThreads.newSingleThreadScheduledExecutor(r -> {
+            Thread t = StrataThreads.newThread(r, "strata-proc-collector");
             t.setDaemon(true);
             return t;
         });
@@ -63,7 +65,7 @@ public final class ProcCollector implements Closeable {
 
     /** One pass now. Call it before streaming starts so that the first connection sends every chart. */
     public void collectOnce() {
-        Instant t = Instant.now();
+        Instant t = Clocks.system().instant();
         collectOnce(t.getEpochSecond() * 1_000_000L + t.getNano() / 1000);
     }
 
@@ -97,12 +99,12 @@ public final class ProcCollector implements Closeable {
             return;
         }
         long periodMicros = updateEvery * 1_000_000L;
-        Instant t = Instant.now();
+        Instant t = Clocks.system().instant();
         long now = t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
         long delay = periodMicros - now % periodMicros;
         try {
             timer.schedule(this::tick, delay, TimeUnit.MICROSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // closed meanwhile
         }
     }

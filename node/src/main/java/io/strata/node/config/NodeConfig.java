@@ -9,6 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import io.strata.engine.EngineConfig;
+import io.strata.streaming.config.IniException;
+import java.net.InetAddress;
 
 /**
  * A node's configuration, read from Netdata-style {@code netdata.conf} and {@code stream.conf}
@@ -32,7 +35,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         try {
             nd = Files.exists(netdataConf) ? IniFile.load(netdataConf) : IniFile.parse("", netdataConf.toString());
             st = Files.exists(streamConf) ? IniFile.load(streamConf) : IniFile.parse("", streamConf.toString());
-        } catch (io.strata.streaming.config.IniException e) {
+        } catch (IniException e) {
             throw new ConfigException(e.getMessage());
         }
         List<String> warnings = new ArrayList<>();
@@ -91,8 +94,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
     }
 
     /** The engine's configuration: tiers, quotas and the {@code [db]} tuning keys. */
-    public io.strata.engine.EngineConfig engineConfig() {
-        io.strata.engine.EngineConfig ec = io.strata.engine.EngineConfig.defaults(dbDir()).withTiers(storageTiers);
+    public EngineConfig engineConfig() {
+        EngineConfig ec = EngineConfig.defaults(dbDir()).withTiers(storageTiers);
         for (int t = 0; t < storageTiers; t++) {
             ec = ec.withQuota(t, tierDiskSpaceMb[t] << 20);
         }
@@ -185,7 +188,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
 
     private static String localHostname() {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
+            return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {
             return "localhost";
         }

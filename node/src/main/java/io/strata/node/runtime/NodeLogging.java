@@ -7,6 +7,7 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.FileAppender;
+import ch.qos.logback.core.joran.spi.ConsoleTarget;
 import ch.qos.logback.core.OutputStreamAppender;
 import io.strata.node.config.LogSettings;
 import io.strata.query.http.ApiRequestHandler;
@@ -49,7 +50,7 @@ public final class NodeLogging {
         }
         checkWritable(settings.main());
         checkWritable(settings.access());
-        Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.detachAndStopAllAppenders();
         root.setLevel(level(settings.level()));
         if (settings.main().kind() != LogSettings.Target.Kind.NONE) {
@@ -103,7 +104,7 @@ public final class NodeLogging {
             appender = file;
         } else {
             ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
-            console.setTarget(target.kind() == LogSettings.Target.Kind.STDOUT ? "System.out" : "System.err");
+            console.setTarget((target.kind() == LogSettings.Target.Kind.STDOUT ? ConsoleTarget.SystemOut : ConsoleTarget.SystemErr).getName());
             appender = console;
         }
         appender.setContext(context);

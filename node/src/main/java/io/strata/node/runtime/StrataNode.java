@@ -24,9 +24,15 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import io.netty.handler.ssl.SslContext;
+import io.strata.engine.io.DiskFullException;
+import io.strata.query.ApiContext;
+import io.strata.query.ApiHttpHandlers;
+import io.strata.replication.forward.Forwarding;
+import io.strata.streaming.server.TlsContexts;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * One running node: its engine, its one port (streams and HTTP), and the roles its configuration
@@ -49,12 +55,12 @@ public final class StrataNode implements Closeable {
     private final List<InetSocketAddress> listening = new ArrayList<>();
     private final ScheduledExecutorService housekeeping;
     private final List<Closeable> roles = new ArrayList<>();
-    private final io.strata.replication.forward.Forwarding forwarding;
+    private final Forwarding forwarding;
     private final PrometheusMeterRegistry meters;
     private final NodeMeters nodeMeters;
 
     private StrataNode(NodeConfig config, StorageEngine engine, UUID machineGuid, HttpPipelineInstaller http,
-                       io.netty.handler.ssl.SslContext tls, PrometheusMeterRegistry meters) {
+                       SslContext tls, PrometheusMeterRegistry meters) {
         this.config = config;
         this.engine = engine;
         this.machineGuid = machineGuid;
@@ -63,14 +69,14 @@ public final class StrataNode implements Closeable {
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
                 stats, ReceiverContext.wallClockMicros(), 600, null);
         // received hosts whose API-key or machine-GUID section enables the proxy go on to its destination
-        this.forwarding = new io.strata.replication.forward.Forwarding(engine, config.stream().sender());
+        this.forwarding = new Forwarding(engine, config.stream().sender());
         // gap filling of every received stream: the replication module's planner, as stream.conf says
         rc = rc.withListener(forwarding).withReplication(ReplicationPlanner.FROM_SETTINGS);
         this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()));
         this.meters = meters;
         this.nodeMeters = new NodeMeters(meters, stats, rc.registry(), engine);
-        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "strata-housekeeping");
+        this.housekeeping = StrataThreads.newSingleThreadScheduledExecutor(r -> {
+            Thread t = StrataThreads.newThread(r, "strata-housekeeping");
             t.setDaemon(true);
             return t;
         });
@@ -84,17 +90,17 @@ public final class StrataNode implements Closeable {
         NodeDirectories.requireWritable(config);
         UUID guid = MachineGuid.loadOrCreate(config.libDir());
         EngineConfig ec = config.engineConfig();
-        io.netty.handler.ssl.SslContext tls = config.sslCertificate() == null ? null
-                : io.strata.streaming.server.TlsContexts.server(config.sslCertificate(), config.sslKey());
+        SslContext tls = config.sslCertificate() == null ? null
+                : TlsContexts.server(config.sslCertificate(), config.sslKey());
         StorageEngine engine = StorageEngine.open(ec);
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        io.strata.query.ApiContext api = null;
+        ApiContext api = null;
         if (http == null) {
             // the node's own query API on the same port (Netdata's dashboard from /usr/share/netdata/web)
-            io.strata.query.ApiContext ctx = io.strata.query.ApiContext.create(engine, guid, config.hostname(),
-                    io.strata.query.ApiContext.defaultWebDirectory(), meters);
+            ApiContext ctx = ApiContext.create(engine, guid, config.hostname(),
+                    ApiContext.defaultWebDirectory(), meters);
             api = ctx;
-            http = p -> io.strata.query.ApiHttpHandlers.install(p, ctx);
+            http = p -> ApiHttpHandlers.install(p, ctx);
         }
         StrataNode node = new StrataNode(config, engine, guid, http, tls, meters);
         if (api != null) {
@@ -158,7 +164,7 @@ public final class StrataNode implements Closeable {
         } catch (IOException | RuntimeException e) {
             long now = System.nanoTime();
             if (metadataFailingSince == 0 || now - metadataWarnedAt >= 10_000_000_000L) {
-                String what = e instanceof IOException failure ? io.strata.engine.io.DiskFullException.naming(
+                String what = e instanceof IOException failure ? DiskFullException.naming(
                         config.dbDir(), failure).getMessage() : e.toString();
                 LOG.warn("metadata sync failed{}: {}", metadataFailingSince == 0 ? ""
                         : " (still, for " + (now - metadataFailingSince) / 1_000_000_000L + " s)", what);
@@ -191,7 +197,7 @@ public final class StrataNode implements Closeable {
         return stats;
     }
 
-    public io.strata.replication.forward.Forwarding forwarding() {
+    public Forwarding forwarding() {
         return forwarding;
     }
 

@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.time.Instant;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 /**
  * Synthetic charts for a child until the machine's collectors exist: gauges that wander and
@@ -55,8 +57,8 @@ public final class SyntheticCollector implements Closeable {
             values.add(v);
             counters.add(counter);
         }
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "strata-synthetic-collector");
+        this.timer = StrataThreads.newSingleThreadScheduledExecutor(r -> {
+            Thread t = StrataThreads.newThread(r, "strata-synthetic-collector");
             t.setDaemon(true);
             return t;
         });
@@ -64,13 +66,13 @@ public final class SyntheticCollector implements Closeable {
 
     public void start() {
         long periodMicros = updateEvery * 1_000_000L;
-        long now = System.currentTimeMillis() * 1000;
+        long now = Clocks.wallMillis() * 1000;
         long delay = periodMicros - now % periodMicros;
         timer.scheduleAtFixedRate(this::collectOnce, delay, periodMicros, TimeUnit.MICROSECONDS);
     }
 
     void collectOnce() {
-        java.time.Instant t = java.time.Instant.now();
+        Instant t = Clocks.system().instant();
         long nowMicros = t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
         for (int c = 0; c < charts.size(); c++) {
             long[] v = values.get(c);
