@@ -28,6 +28,7 @@ import java.util.concurrent.RejectedExecutionException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.time.Clocks;
 
 /**
  * One HTTP connection's requests: answers CORS preflights at once and runs every other request on
@@ -161,7 +162,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         if (access.isInfoEnabled()) {
             logAccess(ctx, p, r);
         }
-        FullHttpResponse resp = toHttp(p, r, System.currentTimeMillis());
+        FullHttpResponse resp = toHttp(p, r, Clocks.wallMillis());
         boolean close = forceClose || !p.keepAlive;
         if (close) {
             HttpUtil.setKeepAlive(resp, false);
