@@ -23,6 +23,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.io.DiskFullException;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * One DBENGINE instance holding the metrics of many hosts: the metric registry, the metadata of
@@ -74,7 +76,7 @@ public final class StorageEngine implements Closeable {
                     try {
                         metadata.sync();
                     } catch (IOException e) {
-                        throw io.strata.engine.io.DiskFullException.naming(cfg.dir(), e);
+                        throw DiskFullException.naming(cfg.dir(), e);
                     }
                 });
         this.hot0 = new HotPageTable(registry, p -> {
@@ -113,7 +115,7 @@ public final class StorageEngine implements Closeable {
         }
         flusher.setDirtyLimit(cfg.autoCacheBytes(registry.size()));
         flusher.setPressureListener(this::sizeCache);
-        this.flusherThread = new Thread(flusher, "strata-flusher");
+        this.flusherThread = StrataThreads.newThread(flusher, "strata-flusher");
         this.flusherThread.setDaemon(true);
     }
 
