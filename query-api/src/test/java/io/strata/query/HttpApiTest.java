@@ -1,5 +1,6 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * gzip, and the static files of the web directory; all through a real server whose pipeline gets
  * the API installed after its first bytes were read.
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class HttpApiTest {
 
     @TempDir
