@@ -16,19 +16,14 @@
 set -eu
 
 jar=/opt/strata/strata-node.jar
-# the JVM flags of ./strata (Chronicle Bytes needs them on 17)
-flags="--add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
-  --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED
-  --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
-  --add-opens=java.base/java.lang=ALL-UNNAMED --enable-native-access=ALL-UNNAMED
-  -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true
-  -XX:GCTimeRatio=4 -XX:MaxHeapFreeRatio=30 -XX:MinHeapFreeRatio=10 -XX:G1PeriodicGCInterval=60000
-  -XX:MaxNewSize=32m -XX:InitiatingHeapOccupancyPercent=25 -XX:-G1UseAdaptiveIHOP"
+# the JVM flags of jvm.properties (every JVM's and the node's memory options), which the build
+# wrote into the jar's manifest
+flags="$(java -cp "$jar" io.strata.node.cli.JvmFlagsMain node)"
 # eclipse-temurin:17-jre is a current 17.0.x, which has the native-heap trim (17.0.9 on); probed anyway
 if java -XX:TrimNativeHeapInterval=5000 -version >/dev/null 2>&1; then
   flags="$flags -XX:TrimNativeHeapInterval=5000"
 fi
-# (the memory options as in ./strata, which says why; STRATA_JAVA_OPTS comes after them and wins)
+# (jvm.properties says why the memory options; STRATA_JAVA_OPTS comes after them and wins)
 if [ "$#" -gt 0 ]; then
   # shellcheck disable=SC2086 # the flags are words
   exec java $flags ${STRATA_JAVA_OPTS:-} -jar "$jar" "$@"

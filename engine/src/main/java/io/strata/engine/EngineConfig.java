@@ -2,6 +2,7 @@ package io.strata.engine;
 
 import io.strata.engine.io.FileChannelIo;
 import io.strata.engine.io.FileIo;
+import io.strata.engine.time.Clocks;
 
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -62,7 +63,7 @@ public record EngineConfig(Path dir, int tiers, long datafileMaxBytes, FsyncPoli
 
     /** The system's wall clock in seconds. */
     public static long wallClockSeconds() {
-        return System.currentTimeMillis() / 1000;
+        return Clocks.wallMillis() / 1000;
     }
 
     public EngineConfig {

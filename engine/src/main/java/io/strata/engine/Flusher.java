@@ -17,6 +17,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.page.PageCodecTier0;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The flushing thread: takes sealed (dirty) pages from collectors without ever blocking them,
@@ -56,7 +60,7 @@ final class Flusher implements Runnable {
     private final ReentrantReadWriteLock memoryLock;
     private final PageMemory[] memory;
     private final long maxAgeNanos;
-    private final java.util.function.LongSupplier nanoClock;
+    private final LongSupplier nanoClock;
     private final ExtentWriter writer = new ExtentWriter();
     private final List<DirtyPage> batch = new ArrayList<>();
 
@@ -68,7 +72,7 @@ final class Flusher implements Runnable {
     private volatile long pagesFlushed;
     private volatile long unexpectedFailures;
     /** The wall clock in seconds: the "now" of the maximum-age rule (never the newest data time). */
-    private volatile java.util.function.LongSupplier clockSeconds = io.strata.engine.EngineConfig::wallClockSeconds;
+    private volatile LongSupplier clockSeconds = EngineConfig::wallClockSeconds;
     private volatile IOException lastError;
     private static final long FAILURE_LOG_NANOS = 10_000_000_000L;
     /** Whether the last write failed, and when the run of failures began (the flusher's clock). */
@@ -77,7 +81,7 @@ final class Flusher implements Runnable {
     private long lastFailureLogNanos;
     private long failuresSinceLog;
     /** Estimated heap bytes of the dirty pages not yet written or dropped (sealed queue and batch). */
-    private final java.util.concurrent.atomic.AtomicLong dirtyBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong dirtyBytes = new AtomicLong();
     /** The main cache's bound: above it, the oldest dirty pages are dropped (critical eviction). */
     private volatile long dirtyLimit = Long.MAX_VALUE;
     private volatile long pagesDropped;
@@ -101,7 +105,7 @@ final class Flusher implements Runnable {
      *                      ever without its definition
      */
     Flusher(TierStore[] tiers, ReentrantReadWriteLock memoryLock, PageMemory[] memory, long maxAgeNanos,
-            java.util.function.LongSupplier nanoClock, IoAction beforeExtents) {
+            LongSupplier nanoClock, IoAction beforeExtents) {
         this.memory = memory;
         this.dirtyByMetric = new DirtyPageIndex[tiers.length];
         for (int t = 0; t < tiers.length; t++) {
@@ -121,7 +125,7 @@ final class Flusher implements Runnable {
 
     /** The flusher's scratch for encoding raw tier-0 pages. */
     private final int[] encodePoints = new int[DiskFormat.pagePoints(0)];
-    private final byte[] encodeBytes = new byte[io.strata.engine.page.PageCodecTier0.maxEncodedLength(
+    private final byte[] encodeBytes = new byte[PageCodecTier0.maxEncodedLength(
             DiskFormat.pagePoints(0))];
 
     /**
@@ -144,7 +148,7 @@ final class Flusher implements Runnable {
      * shrinks to its encoding (about 1/8) on this thread's next turn, and the pages it would
      * displace are already encoded.
      */
-    private final java.util.concurrent.atomic.AtomicLong queuedRawBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong queuedRawBytes = new AtomicLong();
 
     /**
      * Raw pages waiting beyond this many bytes are encoded by the collector that seals them: the
@@ -159,10 +163,10 @@ final class Flusher implements Runnable {
     private static final ThreadLocal<int[]> COLLECTOR_POINTS = ThreadLocal.withInitial(
             () -> new int[DiskFormat.pagePoints(0)]);
     private static final ThreadLocal<byte[]> COLLECTOR_BYTES = ThreadLocal.withInitial(
-            () -> new byte[io.strata.engine.page.PageCodecTier0.maxEncodedLength(DiskFormat.pagePoints(0))]);
+            () -> new byte[PageCodecTier0.maxEncodedLength(DiskFormat.pagePoints(0))]);
 
     /** Raw pages the collectors encoded themselves because the flusher was behind. */
-    private final java.util.concurrent.atomic.LongAdder encodedByCollectors = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder encodedByCollectors = new LongAdder();
 
     long pagesEncodedByCollectors() {
         return encodedByCollectors.sum();
@@ -215,7 +219,7 @@ final class Flusher implements Runnable {
         dirtyLimit = bytes;
     }
 
-    void setClockSeconds(java.util.function.LongSupplier clock) {
+    void setClockSeconds(LongSupplier clock) {
         clockSeconds = clock;
     }
 

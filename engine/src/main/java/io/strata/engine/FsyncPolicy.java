@@ -1,5 +1,7 @@
 package io.strata.engine;
 
+import java.util.Locale;
+
 /**
  * When the engine forces written extents to the device. The window of possible loss on a power
  * failure (not on a process crash: the page cache survives kill -9) is documented in
@@ -21,7 +23,7 @@ public enum FsyncPolicy {
     PER_DATAFILE;
 
     public static FsyncPolicy parse(String s) {
-        switch (s.trim().toLowerCase(java.util.Locale.ROOT).replace('_', '-')) {
+        switch (s.trim().toLowerCase(Locale.ROOT).replace('_', '-')) {
             case "never":
                 return NEVER;
             case "per-extent":

@@ -23,6 +23,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.io.DiskFullException;
+import io.strata.engine.thread.StrataThreads;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.UUID;
+import java.time.Instant;
 
 /**
  * One DBENGINE instance holding the metrics of many hosts: the metric registry, the metadata of
@@ -78,7 +83,7 @@ public final class StorageEngine implements Closeable {
                     try {
                         metadata.sync();
                     } catch (IOException e) {
-                        throw io.strata.engine.io.DiskFullException.naming(cfg.dir(), e);
+                        throw DiskFullException.naming(cfg.dir(), e);
                     }
                 });
         this.hot0 = new HotPageTable(registry, p -> {
@@ -119,7 +124,7 @@ public final class StorageEngine implements Closeable {
         flusher.setPressureListener(this::sizeCache);
         flusher.setClockSeconds(cfg.clockSeconds());
         this.futureLimit = futureLimitNow();
-        this.flusherThread = new Thread(flusher, "strata-flusher");
+        this.flusherThread = StrataThreads.newThread(flusher, "strata-flusher");
         this.flusherThread.setDaemon(true);
     }
 
@@ -237,9 +242,9 @@ public final class StorageEngine implements Closeable {
     private volatile long futureLimit;
     private final LongAdder pointsInFuture = new LongAdder();
     /** Per host GUID (null key: a metric of no known chart), the points refused as too far ahead. */
-    private final java.util.concurrent.ConcurrentHashMap<java.util.UUID, FutureRefusals> futureByHost =
-            new java.util.concurrent.ConcurrentHashMap<>();
-    private static final java.util.UUID NO_HOST = new java.util.UUID(0, 0);
+    private final ConcurrentHashMap<UUID, FutureRefusals> futureByHost =
+            new ConcurrentHashMap<>();
+    private static final UUID NO_HOST = new UUID(0, 0);
     private static final long FUTURE_LOG_NANOS = 60_000_000_000L;
 
     /** Points of one host refused because they were too far ahead of the clock; logged per host. */
@@ -267,7 +272,7 @@ public final class StorageEngine implements Closeable {
             return false;
         }
         pointsInFuture.add(points);
-        java.util.UUID host = hostOf(metric);
+        UUID host = hostOf(metric);
         FutureRefusals r = futureByHost.computeIfAbsent(host, h -> new FutureRefusals());
         r.points.add(points);
         long now = cfg.nanoClock().getAsLong();
@@ -279,8 +284,8 @@ public final class StorageEngine implements Closeable {
                                 + "of this node's clock: metric {} at {} ({}), the clock says {} ({}); the host's clock "
                                 + "(or a replayed history) is ahead: fix its clock, or raise [db] dbengine max future "
                                 + "time for an accelerated load", host == NO_HOST ? "(unknown)" : host, r.sinceLog,
-                        r.points.sum(), cfg.futureMarginSeconds(), metric, time, java.time.Instant.ofEpochSecond(time),
-                        clock, java.time.Instant.ofEpochSecond(clock));
+                        r.points.sum(), cfg.futureMarginSeconds(), metric, time, Instant.ofEpochSecond(time),
+                        clock, Instant.ofEpochSecond(clock));
                 r.logged = true;
                 r.lastLogNanos = now;
                 r.sinceLog = 0;
@@ -289,7 +294,7 @@ public final class StorageEngine implements Closeable {
         return true;
     }
 
-    private java.util.UUID hostOf(int metric) {
+    private UUID hostOf(int metric) {
         int chart = registry.chartId(metric);
         if (chart < 0) {
             return NO_HOST;
@@ -307,7 +312,7 @@ public final class StorageEngine implements Closeable {
     }
 
     /** {@link #pointsInFuture()} of one host (by its machine GUID). */
-    public long pointsInFuture(java.util.UUID host) {
+    public long pointsInFuture(UUID host) {
         FutureRefusals r = futureByHost.get(host);
         return r == null ? 0 : r.points.sum();
     }

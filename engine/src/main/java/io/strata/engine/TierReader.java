@@ -17,6 +17,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.datafile.DataFile;
 
 /**
  * Reads the points of one metric in one tier, in time order, from every place they can be: pages
@@ -72,7 +73,7 @@ final class TierReader {
     private static final class Scratch {
         final List<TierStore.PageRef> refs = new ArrayList<>();
         /** The datafiles of {@link #refs}, kept open until the query is done with them. */
-        final List<io.strata.engine.datafile.DataFile> pinned = new ArrayList<>();
+        final List<DataFile> pinned = new ArrayList<>();
         final int[] hot = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         final int[] dirty = new int[Math.max(DiskFormat.pagePoints(0), 4 * DiskFormat.pagePoints(1))];
         /** Dirty pages that were raw, copied while the memory read lock was held. */
@@ -144,13 +145,13 @@ final class TierReader {
         // held for the whole query (disk reads, decoding, the caller's sink: a slow HTTP client),
         // it stopped the flusher's rollover and rotation, which take the write lock, and with
         // them every write and every other query of the tier.
-        List<io.strata.engine.datafile.DataFile> pinned = sc.pinned;
+        List<DataFile> pinned = sc.pinned;
         pinned.clear();
         store.readLock().lock();
         try {
             store.pages(metric, after, before, refs);
             for (int i = 0; i < refs.size(); i++) {
-                io.strata.engine.datafile.DataFile f = refs.get(i).file();
+                DataFile f = refs.get(i).file();
                 if (pinned.isEmpty() || pinned.get(pinned.size() - 1) != f) {
                     // references come datafile by datafile
                     f.retainRead();

@@ -11,12 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * Reads every page of a tier from disk the way a disk likes it: datafile after datafile, extents
@@ -199,8 +199,8 @@ public final class TierScanner {
         @SuppressWarnings("unchecked")
         Future<RunTotals>[] pending = new Future[slots];
         ThreadLocal<Decoder> decoders = ThreadLocal.withInitial(Decoder::new);
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "strata-scan-read");
+        ExecutorService pool = StrataThreads.newFixedThreadPool(threads, r -> {
+            Thread t = StrataThreads.newThread(r, "strata-scan-read");
             t.setDaemon(true);
             return t;
         });

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import io.strata.engine.time.Clocks;
 
 /**
  * A node's exporting engine: one {@link TargetExporter} per enabled {@code [prometheus_remote_write:NAME]}
@@ -43,7 +44,7 @@ public final class Exporting implements Closeable {
             for (TargetConfig t : cfg.targets()) {
                 PositionStore positions = PositionStore.open(stateDir, t.name());
                 list.add(new TargetExporter(t, engine, localHost, ownership, positions, new RemoteWriteClient(t),
-                        RetryPolicy.defaults(), new ExportMeters(meters, t.name()), System::currentTimeMillis,
+                        RetryPolicy.defaults(), new ExportMeters(meters, t.name()), Clocks.wallMillisSupplier(),
                         TargetExporter.SETTLE_MILLIS));
             }
         }

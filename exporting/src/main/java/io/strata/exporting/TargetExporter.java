@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.LongSupplier;
+import java.util.Locale;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * Exports to one target, on a thread of its own: per host this node exports ({@link HostOwnership}),
@@ -97,7 +99,7 @@ final class TargetExporter implements Closeable {
         this.meters = meters;
         this.clockMillis = clockMillis;
         this.tickMillis = Math.min(1000, cfg.updateEvery() * 500L);
-        this.thread = new Thread(this::run, "strata-export-" + cfg.name());
+        this.thread = StrataThreads.newThread(this::run, "strata-export-" + cfg.name());
         this.thread.setDaemon(true);
     }
 
@@ -111,7 +113,7 @@ final class TargetExporter implements Closeable {
 
     private void run() {
         LOG.info("exporting to {} ({}): {} every {} s, positions in {}", cfg.section(),
-                client.destination(), cfg.dataSource().name().toLowerCase(java.util.Locale.ROOT), cfg.updateEvery(),
+                client.destination(), cfg.dataSource().name().toLowerCase(Locale.ROOT), cfg.updateEvery(),
                 positions.file());
         while (!closed) {
             try {

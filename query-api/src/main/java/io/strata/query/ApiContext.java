@@ -14,6 +14,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 /**
  * What the HTTP API serves from: the engine, the node's own host (Netdata's localhost: first in
@@ -61,7 +63,7 @@ public record ApiContext(StorageEngine engine, UUID machineGuid, String hostname
      */
     public static ApiContext create(StorageEngine engine, UUID machineGuid, String hostname, Path webDirectory,
                                     PrometheusMeterRegistry registry) {
-        return new ApiContext(engine, machineGuid, hostname, webDirectory, Clock.systemUTC(),
+        return new ApiContext(engine, machineGuid, hostname, webDirectory, Clocks.system(),
                 defaultExecutor(Math.min(2, Runtime.getRuntime().availableProcessors())), new ApiMeters(registry));
     }
 
@@ -79,7 +81,7 @@ public record ApiContext(StorageEngine engine, UUID machineGuid, String hostname
         AtomicInteger n = new AtomicInteger();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(256), r -> {
-                    Thread t = new Thread(r, "strata-api-" + n.incrementAndGet());
+                    Thread t = StrataThreads.newThread(r, "strata-api-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 });

@@ -1,5 +1,6 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code /api/v1/allmetrics} in its four formats against the recorded parent's answers. */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class AllMetricsTest {
 
     @TempDir

@@ -1,5 +1,6 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
@@ -27,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * parent was asked at {@link #RECORDED_NOW} (every context collected, so {@code last_time_t} is
  * that second); with our clock there, the default answers are Netdata's byte for byte.
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class ContextsGoldenTest {
 
     static final long RECORDED_NOW = 1795263118L;

@@ -1,5 +1,6 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * from another origin with its CORS preflights), replayed: each must get 200 and the content
  * type Netdata gave it, cross-origin ones with their Origin echoed.
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class DashboardReplayTest {
 
     @TempDir

@@ -1,5 +1,6 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * recorded numbers; each request is replayed with the clock at the second it was recorded at
  * (the newest row tells). Without {@code jsonwrap} the bodies must be byte for byte Netdata's.
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class DataGoldenTest {
 
     @TempDir

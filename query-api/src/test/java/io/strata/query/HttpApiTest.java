@@ -1,5 +1,12 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.strata.query.http.ApiRequestHandler;
+
 import java.io.IOException;
 import java.net.Socket;
 import java.net.http.HttpResponse;
@@ -12,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -23,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * gzip, and the static files of the web directory; all through a real server whose pipeline gets
  * the API installed after its first bytes were read.
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class HttpApiTest {
 
     @TempDir
@@ -58,6 +67,29 @@ class HttpApiTest {
         assertEquals(contentType, r.headers().firstValue("content-type").orElse(null));
         assertEquals("true", r.headers().firstValue("access-control-allow-credentials").orElse(null));
         assertTrue(r.headers().firstValue("date").isPresent());
+    }
+
+    @Test
+    void theAccessLogHasALinePerAnsweredRequestWhenItIsOn() throws Exception {
+        Logger accessLogger = (Logger) LoggerFactory.getLogger(ApiRequestHandler.ACCESS_LOGGER);
+        Level before = accessLogger.getLevel();
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        accessLogger.addAppender(logged);
+        try {
+            accessLogger.setLevel(Level.OFF);
+            server.get("/api/v1/info");
+            assertEquals(0, logged.list.size(), "off: no line");
+            accessLogger.setLevel(Level.INFO);
+            server.get("/api/v1/nosuchcommand?x=1");
+        } finally {
+            accessLogger.detachAppender(logged);
+            accessLogger.setLevel(before);
+        }
+        assertEquals(1, logged.list.size());
+        String line = logged.list.get(0).getFormattedMessage();
+        assertTrue(line.matches("127\\.0\\.0\\.1 'GET' \\(sent \\d+ bytes, total \\d+\\.\\d\\d ms\\) 404 "
+                + "'/api/v1/nosuchcommand\\?x=1'"), line);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fields, order and types; the values our metadata and retention determine (hosts, chart
  * definitions, first entries, dimensions, labels) equal to the recorded ones.
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class InfoChartsGoldenTest {
 
     @TempDir

@@ -1,5 +1,6 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.query.metrics.ApiMeters;
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code /metrics} through a real server: the Prometheus text of the context's registry, with the
  * data-query timer, the answers by status class and the HTTP bytes moving as requests are made.
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class MetricsEndpointTest {
 
     @TempDir

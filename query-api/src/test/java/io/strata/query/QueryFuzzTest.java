@@ -1,5 +1,6 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.strata.query.http.ApiError;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * its text — never a 500 or an exception escaping; JSON answers must parse. Most inputs go
  * straight through the router (fast); a share goes through the real server.
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class QueryFuzzTest {
 
     static final int ITERATIONS = Integer.getInteger("strata.fuzz.iterations", 20000);

@@ -1,5 +1,8 @@
 package io.strata.engine.bench;
 
+import java.io.IOException;
+import java.nio.file.Path;
+
 /**
  * Values for benchmark writers: the value of metric {@code m} at second {@code t}, produced a
  * second at a time for a range of metrics so that the writer's inner loop stays primitive.
@@ -16,14 +19,14 @@ public interface Dataset {
      * A dataset by name: {@code random-walk}, {@code counters}, or the path of a wide CSV
      * (plain or gzipped) as {@link WideCsvDataset} reads it.
      */
-    static Dataset named(String spec, long seed) throws java.io.IOException {
+    static Dataset named(String spec, long seed) throws IOException {
         switch (spec) {
             case "random-walk":
                 return new RandomWalkDataset(seed);
             case "counters":
                 return new CounterDataset(seed);
             default:
-                return WideCsvDataset.load(java.nio.file.Path.of(spec));
+                return WideCsvDataset.load(Path.of(spec));
         }
     }
 }

@@ -17,6 +17,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
+import io.strata.engine.DiskFormat;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * The in-process engine benchmark behind {@code ./strata bench engine}: {@code writers} threads
@@ -166,7 +174,7 @@ public final class EngineBench {
         /** The median RSS of the counted samples (the lower middle one of an even count). */
         public long medianRss() {
             long[] c = counted(rss);
-            java.util.Arrays.sort(c);
+            Arrays.sort(c);
             return c[(c.length - 1) / 2];
         }
 
@@ -183,7 +191,7 @@ public final class EngineBench {
     /** Takes the samples of {@link MemoryOverTime} as the writers progress (on the thread that waits for them). */
     private static final class MemorySampler {
         private final StorageEngine engine;
-        private final java.util.concurrent.atomic.AtomicIntegerArray progress;
+        private final AtomicIntegerArray progress;
         private final int seconds;
         private final int[] second = new int[MEMORY_SAMPLES];
         private final long[] rss = new long[MEMORY_SAMPLES];
@@ -191,7 +199,7 @@ public final class EngineBench {
         private final long[] heapCommitted = new long[MEMORY_SAMPLES];
         private int taken;
 
-        MemorySampler(StorageEngine engine, java.util.concurrent.atomic.AtomicIntegerArray progress, int seconds) {
+        MemorySampler(StorageEngine engine, AtomicIntegerArray progress, int seconds) {
             this.engine = engine;
             this.progress = progress;
             this.seconds = seconds;
@@ -207,7 +215,8 @@ public final class EngineBench {
             for (int w = 0; w < progress.length(); w++) {
                 done = Math.min(done, progress.get(w));
             }
-            if (done >= target && done < seconds) {
+            // a writer far ahead passes several targets at once: one sample per second reached
+            if (done >= target && done < seconds && (taken == 0 || done > second[taken - 1])) {
                 record(done, rssBytes());
             }
         }
@@ -222,8 +231,8 @@ public final class EngineBench {
 
         MemoryOverTime end(long rssNow, int countedFrom) {
             record(seconds, rssNow);
-            return new MemoryOverTime(java.util.Arrays.copyOf(second, taken), java.util.Arrays.copyOf(rss, taken),
-                    java.util.Arrays.copyOf(pageMemory, taken), java.util.Arrays.copyOf(heapCommitted, taken), countedFrom,
+            return new MemoryOverTime(Arrays.copyOf(second, taken), Arrays.copyOf(rss, taken),
+                    Arrays.copyOf(pageMemory, taken), Arrays.copyOf(heapCommitted, taken), countedFrom,
                     rssHighWaterBytes());
         }
     }
@@ -243,8 +252,8 @@ public final class EngineBench {
             long live = collect ? settledHeap() : -1;
             long committed = Runtime.getRuntime().totalMemory();
             long direct = 0;
-            for (var pool : java.lang.management.ManagementFactory.getPlatformMXBeans(
-                    java.lang.management.BufferPoolMXBean.class)) {
+            for (var pool : ManagementFactory.getPlatformMXBeans(
+                    BufferPoolMXBean.class)) {
                 if (pool.getName().equals("direct")) {
                     direct = pool.getMemoryUsed();
                 }
@@ -324,7 +333,7 @@ public final class EngineBench {
             int charts = (o.metrics() + o.dimensionsPerChart() - 1) / o.dimensionsPerChart();
             Thread[] threads = new Thread[o.writers()];
             int[][] ranges = new int[o.writers()][];
-            java.util.concurrent.atomic.AtomicIntegerArray progress = new java.util.concurrent.atomic.AtomicIntegerArray(o.writers());
+            AtomicIntegerArray progress = new AtomicIntegerArray(o.writers());
             CyclicBarrier start = new CyclicBarrier(o.writers() + 1);
             Throwable[] failure = new Throwable[1];
             for (int w = 0; w < o.writers(); w++) {
@@ -332,7 +341,7 @@ public final class EngineBench {
                 int to = Math.min(o.metrics(), (int) ((long) charts * (w + 1) / o.writers()) * o.dimensionsPerChart());
                 int wi = w;
                 ranges[w] = new int[]{from, to};
-                threads[w] = new Thread(() -> {
+                threads[w] = StrataThreads.newThread(() -> {
                     try {
                         start.await();
                         long cpu0 = threadCpuNanos();
@@ -348,7 +357,7 @@ public final class EngineBench {
             }
             try {
                 start.await();
-            } catch (java.util.concurrent.BrokenBarrierException ex) {
+            } catch (BrokenBarrierException ex) {
                 throw new IllegalStateException(ex);
             }
             long t0 = System.nanoTime();
@@ -374,7 +383,7 @@ public final class EngineBench {
             }
             // memory of the collected state: hot pages full of points, dirty pages in flight
             rss = rssBytes();
-            overTime = sampler.end(rss, Math.min(o.seconds(), io.strata.engine.DiskFormat.pagePoints(0)));
+            overTime = sampler.end(rss, Math.min(o.seconds(), DiskFormat.pagePoints(0)));
             long[] after = MemorySplit.now(false);
             heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
             pageMem = e.pageMemoryBytes();
@@ -434,13 +443,13 @@ public final class EngineBench {
 
     /** CPU time of the calling thread, 0 where the JVM does not measure it. */
     private static long threadCpuNanos() {
-        var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        var mx = ManagementFactory.getThreadMXBean();
         return mx.isCurrentThreadCpuTimeSupported() ? mx.getCurrentThreadCpuTime() : 0;
     }
 
     /** CPU time of the engine's flushing thread ("strata-flusher"), 0 where it cannot be measured. */
     private static long flusherCpuNanos() {
-        var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        var mx = ManagementFactory.getThreadMXBean();
         if (!mx.isThreadCpuTimeSupported()) {
             return 0;
         }
@@ -521,7 +530,7 @@ public final class EngineBench {
     }
 
     static int[] define(StorageEngine e, int metrics, int perChart) {
-        UUID host = UUID.nameUUIDFromBytes("strata-bench-host".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        UUID host = UUID.nameUUIDFromBytes("strata-bench-host".getBytes(StandardCharsets.UTF_8));
         e.metadata().upsertHost(new HostInfo(host, "bench", "linux", "UTC", 1, Map.of()));
         int[] ids = new int[metrics];
         for (int m = 0; m < metrics; m++) {
@@ -536,7 +545,7 @@ public final class EngineBench {
 
     /** The hot loop: one second at a time over the writer's metrics. Returns gap points stored. */
     private static long write(StorageEngine e, Dataset ds, int[] ids, int from, int to, int seconds,
-                              java.util.concurrent.atomic.AtomicIntegerArray progress, int writer) {
+                              AtomicIntegerArray progress, int writer) {
         double[] row = new double[to - from];
         long gaps = 0;
         for (int s = 0; s < seconds; s++) {

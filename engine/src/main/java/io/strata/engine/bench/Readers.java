@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.query.QueryResult;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * The readers of the engine benchmark, in the shape of Netdata's {@code -W stresstest}: threads
@@ -46,7 +48,7 @@ final class Readers {
         this.threads = new Thread[n];
         for (int i = 0; i < n; i++) {
             long seed = 0xC0FFEE + i;
-            threads[i] = new Thread(() -> loop(seed), "bench-reader-" + i);
+            threads[i] = StrataThreads.newThread(() -> loop(seed), "bench-reader-" + i);
             threads[i].setDaemon(true);
         }
     }
@@ -95,7 +97,7 @@ final class Readers {
             mismatches[0] = 0;
             expectedTime[0] = after + 1;
             long t0 = System.nanoTime();
-            io.strata.engine.query.QueryResult qr;
+            QueryResult qr;
             try {
                 qr = engine.query(metric, 1, after, before, len, (time, sum, min, max, count, anomalies) -> {
                     if (time != expectedTime[0]) {

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The clean part of DBENGINE's main cache (decoded pages that are on disk) and its extent cache
@@ -376,7 +377,7 @@ public final class PageCache {
             }
         }
 
-        synchronized void removeIf(java.util.function.Predicate<K> p) {
+        synchronized void removeIf(Predicate<K> p) {
             Iterator<Map.Entry<K, Entry<V>>> it = map.entrySet().iterator();
             while (it.hasNext()) {
                 Map.Entry<K, Entry<V>> e = it.next();

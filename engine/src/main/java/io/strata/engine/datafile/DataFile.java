@@ -11,6 +11,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One datafile of one tier: a 4 KiB superblock, then extents appended back to back
@@ -220,9 +222,9 @@ public final class DataFile implements Closeable {
      * ({@link #closeWhenUnread}), so that a slow reader never holds the tier's lock (which the
      * flusher's rollover and rotation need) for its whole query.
      */
-    private final java.util.concurrent.atomic.AtomicInteger readers = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger readers = new AtomicInteger();
     private volatile boolean closeWhenUnread;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * Keeps the file open for a reader until {@link #releaseRead}; call while holding the tier's

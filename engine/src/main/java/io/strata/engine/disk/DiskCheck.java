@@ -21,6 +21,8 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.Set;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * A probe of the disk that holds a directory: what it can do for a time-series store, and how many
@@ -79,7 +81,7 @@ public final class DiskCheck {
     public static final String FILE_PREFIX = ".strata-disk-check-";
 
     /** File store types that keep their files in memory: no disk to measure, so no page cache to bypass. */
-    static final java.util.Set<String> MEMORY_FILE_SYSTEMS = java.util.Set.of("tmpfs", "ramfs", "devtmpfs", "shm");
+    static final Set<String> MEMORY_FILE_SYSTEMS = Set.of("tmpfs", "ramfs", "devtmpfs", "shm");
 
     private static final int POOL_BLOCKS = 8;
     private static final long MIB = 1L << 20;
@@ -410,7 +412,7 @@ public final class DiskCheck {
 
         Path file = dir.resolve(FILE_PREFIX + ProcessHandle.current().pid() + "-"
                 + Long.toHexString(new SplittableRandom(o.seed() ^ System.nanoTime()).nextLong() & 0xffffffffL) + ".tmp");
-        Thread hook = new Thread(() -> deleteQuietly(file), "strata-disk-check-cleanup");
+        Thread hook = StrataThreads.newThread(() -> deleteQuietly(file), "strata-disk-check-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             try {
@@ -541,7 +543,7 @@ public final class DiskCheck {
         } else {
             List<Thread> threads = new ArrayList<>();
             for (int k = 0; k < o.queueDepth(); k++) {
-                Thread th = new Thread(readerTask(ch, o.withSeed(o.seed() + 0x9E3779B97F4A7C15L * (k + 1)), units,
+                Thread th = StrataThreads.newThread(readerTask(ch, o.withSeed(o.seed() + 0x9E3779B97F4A7C15L * (k + 1)), units,
                         small, align, deadline, reserved, done, failure), "strata-disk-check-reader-" + k);
                 th.setDaemon(true);
                 threads.add(th);

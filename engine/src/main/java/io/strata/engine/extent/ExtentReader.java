@@ -11,6 +11,7 @@ import java.util.zip.CRC32C;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
+import io.strata.engine.page.PageCodecTier1;
 
 /**
  * Reads extents written by {@link ExtentWriter}: checks the prefix, the table's checksum and
@@ -169,7 +170,7 @@ public final class ExtentReader {
                 if (src.hasArray()) {
                     n = lz4.decompress(src.array(), src.arrayOffset() + payloadAt, storedLength, raw, 0, rawLength);
                 } else {
-                    n = lz4.decompress(src, payloadAt, storedLength, java.nio.ByteBuffer.wrap(raw), 0, rawLength);
+                    n = lz4.decompress(src, payloadAt, storedLength, ByteBuffer.wrap(raw), 0, rawLength);
                 }
                 if (n != rawLength) {
                     throw new CorruptionException(file, offset, "extent decompressed to " + n + " bytes, expected " + rawLength);
@@ -207,7 +208,7 @@ public final class ExtentReader {
         }
         decompress();
         try {
-            io.strata.engine.page.PageCodecTier1.decode(raw, pageOffsets[i], d.encodedLength, points, d.entries);
+            PageCodecTier1.decode(raw, pageOffsets[i], d.encodedLength, points, d.entries);
         } catch (IllegalArgumentException ex) {
             throw new CorruptionException(file, offset, "page " + i + " does not decode: " + ex.getMessage());
         }

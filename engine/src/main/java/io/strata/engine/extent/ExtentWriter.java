@@ -10,6 +10,7 @@ import java.util.zip.CRC32C;
 
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
+import java.util.Arrays;
 
 /**
  * Packs up to {@value DiskFormat#EXTENT_MAX_PAGES} dirty (already encoded) pages into one extent
@@ -130,7 +131,7 @@ public final class ExtentWriter {
 
     private void ensureRaw(int len) {
         if (raw.length < len) {
-            raw = java.util.Arrays.copyOf(raw, Math.max(len, raw.length * 2));
+            raw = Arrays.copyOf(raw, Math.max(len, raw.length * 2));
         }
     }
 

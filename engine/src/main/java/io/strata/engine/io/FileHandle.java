@@ -4,6 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.io.EOFException;
 
 /**
  * An open file. Writes are positional and report how many bytes reached the file: a short write
@@ -54,7 +55,7 @@ public interface FileHandle extends Closeable {
         while (dst.hasRemaining()) {
             int n = read(dst, pos);
             if (n <= 0) {
-                throw new java.io.EOFException(path() + ": wanted " + dst.remaining()
+                throw new EOFException(path() + ": wanted " + dst.remaining()
                         + " more bytes at offset " + pos + ", file ends first");
             }
             pos += n;

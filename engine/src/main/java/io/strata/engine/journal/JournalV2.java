@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
+import java.util.Arrays;
 
 /**
  * Journal v2: the memory-mapped index of the pages and extents of each metric in one closed
@@ -104,7 +105,7 @@ public final class JournalV2 implements PageIndex, Closeable {
             keys[2 * i + 1] = registry.uuidLsb(ms[i]);
             order[i] = i;
         }
-        java.util.Arrays.sort(order, (a, b) -> {
+        Arrays.sort(order, (a, b) -> {
             int c = Long.compareUnsigned(keys[2 * a], keys[2 * b]);
             return c != 0 ? c : Long.compareUnsigned(keys[2 * a + 1], keys[2 * b + 1]);
         });
@@ -125,12 +126,12 @@ public final class JournalV2 implements PageIndex, Closeable {
             int n = 0;
             for (int p = src.firstPage(m); p >= 0; p = src.nextPage(p)) {
                 if (n == byStart.length) {
-                    byStart = java.util.Arrays.copyOf(byStart, n * 2);
+                    byStart = Arrays.copyOf(byStart, n * 2);
                 }
                 // start (< 2^32) above the page number (< 2^31): sorting the keys sorts by time
                 byStart[n++] = (src.pageStart(p) << 31) | p;
             }
-            java.util.Arrays.sort(byStart, 0, n);
+            Arrays.sort(byStart, 0, n);
             int blocks = (n + DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK - 1) / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK;
             if (blocks > blockStart.length) {
                 blockStart = new int[blocks * 2];
@@ -262,7 +263,7 @@ public final class JournalV2 implements PageIndex, Closeable {
 
         void ensure(int n) {
             if (size + n > bytes.length) {
-                bytes = java.util.Arrays.copyOf(bytes, Math.max(size + n, bytes.length * 2));
+                bytes = Arrays.copyOf(bytes, Math.max(size + n, bytes.length * 2));
             }
         }
 
@@ -519,7 +520,7 @@ public final class JournalV2 implements PageIndex, Closeable {
                 return datafileMetricByScan(number, uuid);
             }
             entries = new int[max + 1];
-            java.util.Arrays.fill(entries, -1);
+            Arrays.fill(entries, -1);
             for (int m = 0; m < metrics; m++) {
                 int k = map.readInt(metricsAt + (long) m * DiskFormat.JOURNAL_V2_METRIC_ENTRY_SIZE + 32);
                 if (k >= 0) {

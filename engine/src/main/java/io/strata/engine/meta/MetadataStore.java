@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.zip.CRC32C;
+import java.util.Arrays;
+import org.slf4j.LoggerFactory;
 
 /**
  * Hosts, charts and dimensions, persisted beside the data in an append-only log of checksummed
@@ -297,7 +299,7 @@ public final class MetadataStore implements Closeable {
         ByteBuffer b = MetadataCodec.encode(rec);
         int len = b.remaining();
         if (pending.length - pendingBytes < len) {
-            pending = java.util.Arrays.copyOf(pending, Math.max(pending.length * 2, pendingBytes + len));
+            pending = Arrays.copyOf(pending, Math.max(pending.length * 2, pendingBytes + len));
         }
         b.get(pending, pendingBytes, len);
         pendingBytes += len;
@@ -313,7 +315,7 @@ public final class MetadataStore implements Closeable {
                 recordsInLog += pendingRecords;
             } catch (IOException e) {
                 needsRewrite = true;
-                org.slf4j.LoggerFactory.getLogger(MetadataStore.class).warn(
+                LoggerFactory.getLogger(MetadataStore.class).warn(
                         "could not append to {} ({}); the log is rewritten from memory", path, e.getMessage());
             }
         }
@@ -364,12 +366,12 @@ public final class MetadataStore implements Closeable {
         int metric = registry.register(d.metricUuid(), chartId);
         if (metric >= dimId.length) {
             int n = Math.max(metric + 1, dimId.length + (dimId.length >> 1) + 16);
-            dimId = java.util.Arrays.copyOf(dimId, n);
-            dimName = java.util.Arrays.copyOf(dimName, n);
-            dimAlg = java.util.Arrays.copyOf(dimAlg, n);
-            dimMul = java.util.Arrays.copyOf(dimMul, n);
-            dimDiv = java.util.Arrays.copyOf(dimDiv, n);
-            dimFlags = java.util.Arrays.copyOf(dimFlags, n);
+            dimId = Arrays.copyOf(dimId, n);
+            dimName = Arrays.copyOf(dimName, n);
+            dimAlg = Arrays.copyOf(dimAlg, n);
+            dimMul = Arrays.copyOf(dimMul, n);
+            dimDiv = Arrays.copyOf(dimDiv, n);
+            dimFlags = Arrays.copyOf(dimFlags, n);
         }
         boolean isNew = dimId[metric] == null;
         // Dimension ids and names repeat across charts and hosts ("user", "in", "reads"...).
@@ -384,7 +386,7 @@ public final class MetadataStore implements Closeable {
             int n = chartMetricCount.get(chartId);
             int[] ms = metricsByChart.get(chartId);
             if (n == ms.length) {
-                ms = java.util.Arrays.copyOf(ms, Math.max(4, n * 2));
+                ms = Arrays.copyOf(ms, Math.max(4, n * 2));
                 metricsByChart.set(chartId, ms);
             }
             ms[n] = metric;

@@ -1,5 +1,7 @@
 package io.strata.engine.page;
 
+import java.util.Arrays;
+
 /**
  * A sealed page waiting for the flusher. One object per page, never per point.
  *
@@ -98,7 +100,7 @@ public final class DirtyPage {
         long addr = rawBlock & ~HotPageTable.CLASS_MASK;
         PageMemory.copyToArray(addr, points, entries);
         int len = PageCodecTier0.encode(points, entries, buf, 0);
-        encoded = java.util.Arrays.copyOf(buf, len);
+        encoded = Arrays.copyOf(buf, len);
         memory.retire(addr, (int) (rawBlock & HotPageTable.CLASS_MASK));
     }
 

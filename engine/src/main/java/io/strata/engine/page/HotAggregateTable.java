@@ -6,6 +6,8 @@ import io.strata.engine.registry.MetricRegistry;
 import java.util.Arrays;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.lang.invoke.VarHandle;
+import java.lang.invoke.MethodHandles;
 
 /**
  * One higher tier (1..4) of every metric, updated in real time as tier 0 is collected, as
@@ -33,8 +35,8 @@ public final class HotAggregateTable {
     /** The longest step a tier page holds: its step is an int of seconds. */
     public static final long MAX_STEP = Integer.MAX_VALUE;
     /** Publishes a hot page's entry count after its points, as {@link HotPageTable} publishes its own. */
-    private static final java.lang.invoke.VarHandle ENTRIES =
-            java.lang.invoke.MethodHandles.arrayElementVarHandle(short[].class);
+    private static final VarHandle ENTRIES =
+            MethodHandles.arrayElementVarHandle(short[].class);
 
     private final int tier;
     private final long groupingPow;

@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The hot (being filled) tier-0 page of every metric: fixed-step pages of 4-byte storage numbers,
@@ -37,7 +38,7 @@ public final class HotPageTable {
     private final PageMemory memory;
     private final int pagePoints;
     private final long seed;
-    private final java.util.function.LongSupplier nanoClock;
+    private final LongSupplier nanoClock;
     private volatile Chunk[] chunks = new Chunk[0];
 
     /** Low bits of an {@code addr} word: the block's size class (blocks are 16-byte aligned). */
@@ -120,7 +121,7 @@ public final class HotPageTable {
     public static final int REJECTED_PAST = 1;
 
     public HotPageTable(MetricRegistry registry, Consumer<DirtyPage> sink, PageMemory memory, long seed,
-                        java.util.function.LongSupplier nanoClock) {
+                        LongSupplier nanoClock) {
         this.registry = registry;
         this.memory = memory;
         this.sink = sink;

@@ -1,5 +1,7 @@
 package io.strata.engine.page;
 
+import java.util.Arrays;
+
 /**
  * Encoding of a tier-0 page's points (32-bit {@link StorageNumber storage numbers}) before the
  * extent that holds the page is LZ4-compressed. Lossless, bit for bit, for any {@code int} values.
@@ -471,7 +473,7 @@ public final class PageCodecTier0 {
             if (i1 < count) {
                 ensureScratch(count);
                 p = present;
-                java.util.Arrays.fill(p, 0, k, first);
+                Arrays.fill(p, 0, k, first);
                 for (int i = i1; i < count; i++) {
                     int sn = pts[i];
                     if (sn == GAP) {
@@ -925,7 +927,7 @@ public final class PageCodecTier0 {
                 if (flags != GAPS_ALL || hp != end) {
                     throw new CorruptPageException("bad all-gap page");
                 }
-                java.util.Arrays.fill(pts, 0, count, GAP);
+                Arrays.fill(pts, 0, count, GAP);
                 buf = null;
                 return;
             }
@@ -935,7 +937,7 @@ public final class PageCodecTier0 {
             // present slots get a marker that is not GAP, the body overwrites them in order
             int k;
             if (gaps == GAPS_NONE) {
-                java.util.Arrays.fill(pts, 0, count, 0);
+                Arrays.fill(pts, 0, count, 0);
                 k = count;
             } else {
                 k = 0;
@@ -947,7 +949,7 @@ public final class PageCodecTier0 {
                         throw new CorruptPageException("bad present run " + run);
                     }
                     firstRun = false;
-                    java.util.Arrays.fill(pts, sum, sum + (int) run, 0);
+                    Arrays.fill(pts, sum, sum + (int) run, 0);
                     sum += (int) run;
                     k += (int) run;
                     if (sum == count) {
@@ -957,7 +959,7 @@ public final class PageCodecTier0 {
                     if (run <= 0 || run > count - sum) {
                         throw new CorruptPageException("bad gap run " + run);
                     }
-                    java.util.Arrays.fill(pts, sum, sum + (int) run, GAP);
+                    Arrays.fill(pts, sum, sum + (int) run, GAP);
                     sum += (int) run;
                     if (sum == count) {
                         break;

@@ -3,6 +3,7 @@ package io.strata.engine.page;
 import java.util.concurrent.atomic.AtomicLong;
 
 import net.openhft.chronicle.core.UnsafeMemory;
+import java.util.Arrays;
 
 /**
  * Off-heap memory of hot pages, in size classes that are multiples of a granule up to a whole
@@ -220,16 +221,16 @@ public final class PageMemory {
         Slab s = new Slab(raw, SlabMemory.align(raw), cls, bytes, capacity);
         reserved.addAndGet(size);
         if (classSlabCount[cls] == classSlabs[cls].length) {
-            classSlabs[cls] = java.util.Arrays.copyOf(classSlabs[cls], classSlabCount[cls] * 2);
+            classSlabs[cls] = Arrays.copyOf(classSlabs[cls], classSlabCount[cls] * 2);
         }
         s.pos = classSlabCount[cls]++;
         classSlabs[cls][s.pos] = s;
         classRoom[cls] += capacity;
-        int at = java.util.Arrays.binarySearch(slabBase, 0, slabCount, s.base);
+        int at = Arrays.binarySearch(slabBase, 0, slabCount, s.base);
         at = -at - 1;
         if (slabCount == slabBase.length) {
-            slabBase = java.util.Arrays.copyOf(slabBase, slabCount * 2);
-            slabByBase = java.util.Arrays.copyOf(slabByBase, slabCount * 2);
+            slabBase = Arrays.copyOf(slabBase, slabCount * 2);
+            slabByBase = Arrays.copyOf(slabByBase, slabCount * 2);
         }
         System.arraycopy(slabBase, at, slabBase, at + 1, slabCount - at);
         System.arraycopy(slabByBase, at, slabByBase, at + 1, slabCount - at);
@@ -241,7 +242,7 @@ public final class PageMemory {
 
     /** The slab holding the block at {@code addr} of class {@code cls}; an exception if none does. */
     private Slab slabOf(long addr, int cls) {
-        int at = java.util.Arrays.binarySearch(slabBase, 0, slabCount, addr);
+        int at = Arrays.binarySearch(slabBase, 0, slabCount, addr);
         if (at < 0) {
             at = -at - 2;
         }
@@ -279,7 +280,7 @@ public final class PageMemory {
             firstWithRoom[cls] = s.pos;
         }
         classRoom[cls] -= s.room();
-        int at = java.util.Arrays.binarySearch(slabBase, 0, slabCount, s.base);
+        int at = Arrays.binarySearch(slabBase, 0, slabCount, s.base);
         System.arraycopy(slabBase, at + 1, slabBase, at, slabCount - at - 1);
         System.arraycopy(slabByBase, at + 1, slabByBase, at, slabCount - at - 1);
         slabByBase[--slabCount] = null;
@@ -298,7 +299,7 @@ public final class PageMemory {
     public synchronized void retire(long addr, int cls) {
         int k = retiredCount >>> RETIRED_CHUNK_BITS;
         if (k == retiredChunks.length) {
-            retiredChunks = java.util.Arrays.copyOf(retiredChunks, k * 2);
+            retiredChunks = Arrays.copyOf(retiredChunks, k * 2);
         }
         if (retiredChunks[k] == null) {
             retiredChunks[k] = new long[RETIRED_CHUNK];
@@ -404,6 +405,14 @@ public final class PageMemory {
     /** Off-heap bytes of the slabs, carved or not (address space; the uncarved tail is never touched). */
     public long reservedBytes() {
         return reserved.get();
+    }
+
+    /**
+     * Off-heap bytes of the slabs of every page memory in this process, not yet freed. Tests'
+     * leak guard compares it before and after each test: a closed engine gives all of it back.
+     */
+    public static long liveSlabBytes() {
+        return SlabMemory.liveBytes();
     }
 
     /** Slabs held. */

@@ -3,8 +3,11 @@ package io.strata.engine.page;
 import net.openhft.chronicle.core.UnsafeMemory;
 import net.openhft.posix.PosixAPI;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.Locale;
 
 /**
  * Where {@link PageMemory}'s slabs come from: anonymous memory mappings of their own where the
@@ -22,12 +25,14 @@ final class SlabMemory {
     private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
     private static final long PAGE = 4096;
     private static final PosixAPI POSIX = posixOrNull();
+    /** Bytes of every slab alive in this process, of every {@link PageMemory}: the tests' leak guard reads it. */
+    private static final AtomicLong LIVE_BYTES = new AtomicLong();
 
     private SlabMemory() {
     }
 
     private static PosixAPI posixOrNull() {
-        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
                 || Boolean.getBoolean("strata.slabs.malloc")) {
             return null;
         }
@@ -57,6 +62,17 @@ final class SlabMemory {
     }
 
     static long allocate(long size) {
+        long raw = allocateRaw(size);
+        LIVE_BYTES.addAndGet(size);
+        return raw;
+    }
+
+    /** Bytes of the slabs allocated and not yet freed, in the whole process. */
+    static long liveBytes() {
+        return LIVE_BYTES.get();
+    }
+
+    private static long allocateRaw(long size) {
         if (POSIX != null) {
             long a = POSIX.mmap(0, size, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0);
             if (a == 0 || a == -1) {
@@ -74,6 +90,7 @@ final class SlabMemory {
     }
 
     static void free(long raw, long size) {
+        LIVE_BYTES.addAndGet(-size);
         if (POSIX != null) {
             if (POSIX.munmap(raw, size) != 0) {
                 throw new IllegalStateException("munmap of a hot-page slab at " + Long.toHexString(raw) + " failed: "

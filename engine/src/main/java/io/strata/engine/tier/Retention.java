@@ -20,6 +20,7 @@ import java.util.function.IntToLongFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.Objects;
 
 /**
  * Rotation and retention of one tier, as DBENGINE does it: the tier's disk use (bytes of its
@@ -148,7 +149,7 @@ final class Retention {
     }
 
     void addListener(Consumer<DataFile> l) {
-        listeners.add(java.util.Objects.requireNonNull(l, "listener"));
+        listeners.add(Objects.requireNonNull(l, "listener"));
     }
 
     void setMemoryFirstTime(IntToLongFunction f) {

@@ -28,6 +28,10 @@ import java.util.function.IntToLongFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.extent.DatafileMetrics;
+import io.strata.engine.extent.PageDescriptor;
+import java.nio.file.Files;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The datafiles of one tier: recovers them on open, appends extents to the newest (with its
@@ -77,7 +81,7 @@ public final class TierStore implements Closeable {
          */
         OpenPageIndex open;
         /** The metric table of the datafile being written; null once it is closed or recovered. */
-        io.strata.engine.extent.DatafileMetrics metrics;
+        DatafileMetrics metrics;
         /** Bytes of the datafile and its journals in the tier's running count (writer only). */
         long accounted;
         /** Earliest page start and latest point of the pages it holds; NO_TIME when none. */
@@ -91,7 +95,7 @@ public final class TierStore implements Closeable {
             this.metrics = null;
         }
 
-        Datafile(DataFile file, OpenPageIndex open, io.strata.engine.extent.DatafileMetrics metrics) {
+        Datafile(DataFile file, OpenPageIndex open, DatafileMetrics metrics) {
             this.file = file;
             this.index = open;
             this.open = open;
@@ -242,7 +246,7 @@ public final class TierStore implements Closeable {
      * datafile is gone (a datafile is deleted before its journals).
      */
     private void cleanLeftovers(RecoveryReport report) throws IOException {
-        try (var s = java.nio.file.Files.newDirectoryStream(dir, ".rebuild-*")) {
+        try (var s = Files.newDirectoryStream(dir, ".rebuild-*")) {
             for (Path d : s) {
                 for (Path f : io.list(d)) {
                     io.delete(f);
@@ -295,7 +299,7 @@ public final class TierStore implements Closeable {
             throw e;
         }
         OpenPageIndex idx = new OpenPageIndex(registry);
-        Datafile d = new Datafile(df, idx, new io.strata.engine.extent.DatafileMetrics());
+        Datafile d = new Datafile(df, idx, new DatafileMetrics());
         lock.writeLock().lock();
         try {
             files.add(d);
@@ -393,7 +397,7 @@ public final class TierStore implements Closeable {
                         tier, e.getMessage(), current.file.fileno());
             }
         }
-        io.strata.engine.extent.PageDescriptor[] ds = w.table().pages;
+        PageDescriptor[] ds = w.table().pages;
         int n = w.pageCount();
         // widened before the pages are indexed: a reader never prunes a datafile whose index
         // already holds pages of its range
@@ -577,7 +581,7 @@ public final class TierStore implements Closeable {
         closedRanges = new ClosedRanges(closed.toArray(new Datafile[0]));
     }
 
-    private final java.util.concurrent.atomic.LongAdder indexesSearched = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder indexesSearched = new LongAdder();
 
     /** Datafile indexes searched by readers since open (those pruned by time range are not counted). */
     public long indexesSearched() {

@@ -22,6 +22,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.nio.file.Files;
 
 /**
  * Checks a database directory without changing it: every superblock, journal v1 transaction,
@@ -78,9 +79,9 @@ public final class DbVerifier {
         if (io.exists(dir.resolve(DiskFormat.METADATA_FILE))) {
             // Read a copy: opening the store cuts a damaged tail, which verification must not do.
             MetricRegistry reg = new MetricRegistry(5);
-            Path tmp = java.nio.file.Files.createTempDirectory("strata-verify-");
+            Path tmp = Files.createTempDirectory("strata-verify-");
             try {
-                java.nio.file.Files.copy(dir.resolve(DiskFormat.METADATA_FILE), tmp.resolve(DiskFormat.METADATA_FILE));
+                Files.copy(dir.resolve(DiskFormat.METADATA_FILE), tmp.resolve(DiskFormat.METADATA_FILE));
                 try (MetadataStore md = MetadataStore.open(fileIo, tmp, reg, metaReport)) {
                     hosts = md.hosts().size();
                     charts = md.chartCount();

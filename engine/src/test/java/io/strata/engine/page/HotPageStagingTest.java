@@ -156,6 +156,11 @@ class HotPageStagingTest {
             // the aggregator gets every slot of every page, missed points (gaps) too, once
             assertSame(slots.get(m), aggregated.get(m), "metric " + m + ": the aggregator's slots");
         }
+        for (DirtyPage p : sealed) {
+            p.releaseRaw(memory);
+        }
+        hot.freeAll();
+        memory.freePooled();
     }
 
     /** Equal maps, or a failure that names the first difference (not both maps). */
@@ -189,8 +194,9 @@ class HotPageStagingTest {
         int metrics = 64;
         MetricRegistry registry = registry(metrics);
         PageMemory memory = PageMemory.forPages(DiskFormat.pageBytes(0));
-        // sealed pages are dropped (their blocks stay retired: nothing is recycled under a reader)
-        HotPageTable hot = new HotPageTable(registry, p -> { }, memory, 7, () -> 0L);
+        // sealed pages are set aside (their blocks stay retired: nothing is recycled under a reader)
+        List<DirtyPage> sealed = new ArrayList<>();
+        HotPageTable hot = new HotPageTable(registry, sealed::add, memory, 7, () -> 0L);
         int seconds = 40_000;
         AtomicBoolean done = new AtomicBoolean();
         AtomicLong checked = new AtomicLong();
@@ -238,5 +244,10 @@ class HotPageStagingTest {
         assertEquals(0, wrong.get(), firstWrong[0]);
         assertTrue(stored > seconds * metrics / 2, "stored " + stored);
         assertTrue(checked.get() > 100_000, "points checked by the reader: " + checked.get());
+        for (DirtyPage p : sealed) {
+            p.releaseRaw(memory);
+        }
+        hot.freeAll();
+        memory.freePooled();
     }
 }

@@ -34,17 +34,18 @@ class LateAggregationTest {
         final List<DirtyPage> sealed = new ArrayList<>();
         final HotPageTable hot0;
         final HotAggregateTable[] hotN = new HotAggregateTable[3];
+        final PageMemory[] memories = new PageMemory[3];
 
         Tables(boolean late) {
             for (int m = 0; m < METRICS; m++) {
                 registry.register(new UUID(42, m), m / 3);
             }
-            hot0 = new HotPageTable(registry, sealed::add, PageMemory.forPages(DiskFormat.pageBytes(0)),
-                    7, () -> 0L);
+            memories[0] = PageMemory.forPages(DiskFormat.pageBytes(0));
+            hot0 = new HotPageTable(registry, sealed::add, memories[0], 7, () -> 0L);
             for (int t = 1; t < 3; t++) {
                 int pb = DiskFormat.pageBytes(t);
-                hotN[t] = new HotAggregateTable(t, 60, registry, sealed::add, PageMemory.forPages(pb),
-                        7, () -> 0L);
+                memories[t] = PageMemory.forPages(pb);
+                hotN[t] = new HotAggregateTable(t, 60, registry, sealed::add, memories[t], 7, () -> 0L);
             }
             if (late) {
                 hotN[1].setUpper(hotN[2]);
@@ -57,6 +58,19 @@ class LateAggregationTest {
                 for (int k = 1; k < 3; k++) {
                     hotN[k].add(m, t, ue, sn);
                 }
+            }
+        }
+
+        /** Gives every block back: hot pages, sealed pages still raw, and the pools. */
+        void free() {
+            hot0.freeAll();
+            hotN[1].freeAll();
+            hotN[2].freeAll();
+            for (DirtyPage p : sealed) {
+                p.releaseRaw(memories[p.tier]);
+            }
+            for (PageMemory m : memories) {
+                m.freePooled();
             }
         }
 
@@ -153,6 +167,8 @@ class LateAggregationTest {
                 assertEquals(pointByPoint.registry.firstTime(m, k), late.registry.firstTime(m, k), "first time, tier " + k);
             }
         }
+        pointByPoint.free();
+        late.free();
     }
 
     private static int order(DirtyPage x, DirtyPage y) {

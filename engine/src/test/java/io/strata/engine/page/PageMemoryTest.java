@@ -138,9 +138,10 @@ class PageMemoryTest {
         Arrays.sort(live);
         // keep the blocks of the lowest slab only (the oldest slabs are the ones new blocks come from)
         int kept = 0;
+        long[] keptBlocks = new long[per / 2];
         for (long x : live) {
             if (kept < per / 2) {
-                kept++;
+                keptBlocks[kept++] = x;
             } else {
                 m.retire(x, cls);
             }
@@ -150,6 +151,11 @@ class PageMemoryTest {
         assertTrue(m.allocatedBytes() <= 3L * per * m.classBytes(cls));
         m.freePooled();
         assertTrue(m.slabs() <= 1, "close: only slabs with blocks in use remain");
+        for (long x : keptBlocks) {
+            m.free(x, cls);
+        }
+        m.freePooled();
+        assertEquals(0, m.slabs());
     }
 
     @Test

@@ -104,6 +104,8 @@ class RawDirtyPageTest {
             assertEquals(count[m] - pos[m], hs.entries);
             assertArrayEquals(Arrays.copyOfRange(stored[m], pos[m], count[m]), Arrays.copyOf(raw, hs.entries));
         }
+        hot.freeAll();
+        memory.freePooled();
     }
 
     @Test

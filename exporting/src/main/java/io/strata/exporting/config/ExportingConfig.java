@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Netdata's {@code exporting.conf}, read from a node's configuration directory: {@code [exporting:global]}
@@ -307,8 +308,8 @@ public record ExportingConfig(boolean globallyEnabled, List<TargetConfig> target
             this.fallback = fallback;
         }
 
-        private java.util.Optional<IniFile.Entry> entry(String key) {
-            java.util.Optional<IniFile.Entry> e = ini.entry(section, key);
+        private Optional<IniFile.Entry> entry(String key) {
+            Optional<IniFile.Entry> e = ini.entry(section, key);
             if (e.isEmpty() && fallback != null) {
                 e = ini.entry(fallback, key);
             }
@@ -320,7 +321,7 @@ public record ExportingConfig(boolean globallyEnabled, List<TargetConfig> target
         }
 
         boolean bool(String key, boolean def) throws ExportingConfigException {
-            java.util.Optional<IniFile.Entry> e = entry(key);
+            Optional<IniFile.Entry> e = entry(key);
             if (e.isEmpty()) {
                 return def;
             }
@@ -335,7 +336,7 @@ public record ExportingConfig(boolean globallyEnabled, List<TargetConfig> target
         }
 
         int integer(String key, int def, int min, int max) throws ExportingConfigException {
-            java.util.Optional<IniFile.Entry> e = entry(key);
+            Optional<IniFile.Entry> e = entry(key);
             if (e.isEmpty()) {
                 return def;
             }
@@ -352,7 +353,7 @@ public record ExportingConfig(boolean globallyEnabled, List<TargetConfig> target
         }
 
         ExportingConfigException bad(String key, String value, String why) {
-            java.util.Optional<IniFile.Entry> e = ini.peek(section, key);
+            Optional<IniFile.Entry> e = ini.peek(section, key);
             if (e.isEmpty() && fallback != null) {
                 e = ini.peek(fallback, key);
             }

@@ -3,6 +3,7 @@ package io.strata.exporting.config;
 import io.strata.streaming.auth.SimplePattern;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One enabled {@code [prometheus_remote_write:NAME]} (or {@code [prometheus_remote_write:https:NAME]})
@@ -48,6 +49,6 @@ public record TargetConfig(String name, boolean tls, List<Destination> destinati
     public String toString() {
         // never the password
         return "TargetConfig[" + section() + " -> " + destinations + path + (username.isEmpty() ? "" : " as " + username)
-                + ", " + dataSource.name().toLowerCase(java.util.Locale.ROOT) + " every " + updateEvery + " s]";
+                + ", " + dataSource.name().toLowerCase(Locale.ROOT) + " every " + updateEvery + " s]";
     }
 }

@@ -12,6 +12,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.Set;
+import java.util.HashSet;
 
 /**
  * A target's export positions: per host (machine GUID), the last second the target acknowledged. Kept in
@@ -28,7 +30,7 @@ public final class PositionStore {
     private final Path tmp;
     private final Map<UUID, Long> positions = new LinkedHashMap<>();
     /** Hosts this node stopped exporting (another parent took them over): their position is history. */
-    private final java.util.Set<UUID> released = new java.util.HashSet<>();
+    private final Set<UUID> released = new HashSet<>();
     private long saves;
 
     private PositionStore(Path file) {

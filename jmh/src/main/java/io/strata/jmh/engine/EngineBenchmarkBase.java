@@ -19,9 +19,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *     number, one value), so that every score reads as points/s.</li>
  * <li>Short by default (3 x 2 s warmup, 5 x 2 s measurement, one fork): the development machine
  *     has 2 cores and CI does not run JMH. Pass {@code -wi/-i/-w/-r/-f} for longer runs.</li>
- * <li>The fork gets the project's JVM flags ({@code strata.jvm.flags} in the root
- *     {@code pom.xml}): Chronicle Bytes needs the {@code --add-exports}/{@code --add-opens}.
- *     Keep this list in sync with that property. A {@code -jvmArgsAppend} given on the command
+ * <li>The fork gets the project's JVM flags ({@code strata.jvm.flags} in {@code jvm.properties}
+ *     at the root): Chronicle Bytes needs the {@code --add-exports}/{@code --add-opens}. An
+ *     annotation takes only constants, so this is a copy: keep it in sync with that list. A {@code -jvmArgsAppend} given on the command
  *     line <em>replaces</em> this list, so repeat these flags there when adding your own (e.g. a
  *     heap size). On JDK 24+ append {@code --sun-misc-unsafe-memory-access=allow} too (the root
  *     pom's {@code strata.jvm.flags.extra}); JDK 17 refuses that flag, so it is not here.</li>

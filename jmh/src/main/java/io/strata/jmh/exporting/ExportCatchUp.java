@@ -34,6 +34,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * The catch-up after a target outage, measured: an engine holding {@code --hosts} children of
@@ -135,7 +138,7 @@ public final class ExportCatchUp {
 
             int port;
             HttpServer nullTarget = null;
-            java.util.concurrent.ExecutorService receiverThreads = null;
+            ExecutorService receiverThreads = null;
             Process vm = null;
             if (target.equals("null")) {
                 nullTarget = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
@@ -144,7 +147,7 @@ public final class ExportCatchUp {
                     ex.sendResponseHeaders(204, -1);
                     ex.close();
                 });
-                receiverThreads = java.util.concurrent.Executors.newFixedThreadPool(2);
+                receiverThreads = StrataThreads.newFixedThreadPool(2, r -> StrataThreads.newDaemonThread(r, "export-bench-target"));
                 nullTarget.setExecutor(receiverThreads);
                 nullTarget.start();
                 port = nullTarget.getAddress().getPort();

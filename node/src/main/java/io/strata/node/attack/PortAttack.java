@@ -30,6 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.TreeMap;
+import java.net.UnknownHostException;
 
 /**
  * Attacks on a node's port, for tests and for operators checking their limits ({@code strata attack}):
@@ -131,7 +133,7 @@ public final class PortAttack implements AutoCloseable {
         }
     }
 
-    private InetSocketAddress source(int i) throws java.net.UnknownHostException {
+    private InetSocketAddress source(int i) throws UnknownHostException {
         int host = firstSourceHost + (i % sourceAddresses);
         return new InetSocketAddress(InetAddress.getByAddress(new byte[]{127, 0, 0, (byte) host}), 0);
     }
@@ -193,7 +195,7 @@ public final class PortAttack implements AutoCloseable {
         int open = 0;
         long bytes = 0;
         List<Double> times = new ArrayList<>();
-        Map<String, Integer> replies = new java.util.TreeMap<>();
+        Map<String, Integer> replies = new TreeMap<>();
         synchronized (conns) {
             for (Conn c : conns) {
                 if (c.channel.isActive()) {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Collections;
 
 /**
  * The nodes of a chaos run and their configuration: parents that receive the API key and forward
@@ -101,7 +102,7 @@ final class ChaosCluster {
             k /= n;
         }
         if ((i / factorial(parents)) % 2 == 1) {
-            java.util.Collections.reverse(order);
+            Collections.reverse(order);
         }
         return order;
     }

@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.slf4j.LoggerFactory;
+import org.slf4j.Logger;
 
 /**
  * Where the chaos cluster's nodes live. On 127.0.0.1 (each node its own port) when this machine
@@ -23,6 +25,8 @@ import java.util.SplittableRandom;
  * partition from its peers, or from some children), removed to heal.
  */
 final class ChaosNetwork implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChaosNetwork.class);
 
     static final String SUBNET = "10.231.0.0/16";
     /** The port every node uses inside its namespace. */
@@ -159,7 +163,7 @@ final class ChaosNetwork implements AutoCloseable {
             try {
                 Cmd.run("ip", "netns", "del", created.get(i));
             } catch (IOException e) {
-                System.err.println("[chaos] " + e.getMessage());
+                LOG.warn("{}", e.getMessage());
             }
         }
         created.clear();
@@ -170,7 +174,7 @@ final class ChaosNetwork implements AutoCloseable {
                     Cmd.run("ip", "link", "del", prefix + "g");
                 }
             } catch (IOException e) {
-                System.err.println("[chaos] " + e.getMessage());
+                LOG.warn("{}", e.getMessage());
             }
         }
         if (addedBlackhole) {
@@ -178,7 +182,7 @@ final class ChaosNetwork implements AutoCloseable {
             try {
                 Cmd.run("ip", "route", "del", "blackhole", SUBNET);
             } catch (IOException e) {
-                System.err.println("[chaos] " + e.getMessage());
+                LOG.warn("{}", e.getMessage());
             }
         }
     }

@@ -16,6 +16,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.util.TreeMap;
+import java.util.Set;
+import java.util.HashSet;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 /**
  * A chaos run: starts the cluster, waits until every parent holds every child, plays the
@@ -46,10 +51,10 @@ public final class ChaosRunner {
         ChaosNetwork net = ChaosNetwork.create(o.netns());
         ChaosCluster[] holder = new ChaosCluster[1];
         ParentDisks[] disks = new ParentDisks[1];
-        Thread cleanup = new Thread(() -> shutdown(holder[0], disks[0], net), "strata-chaos-cleanup");
+        Thread cleanup = StrataThreads.newThread(() -> shutdown(holder[0], disks[0], net), "strata-chaos-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
-        ExecutorService monitors = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "strata-chaos-catch-up");
+        ExecutorService monitors = StrataThreads.newFixedThreadPool(2, r -> {
+            Thread t = StrataThreads.newThread(r, "strata-chaos-catch-up");
             t.setDaemon(true);
             return t;
         });
@@ -127,7 +132,7 @@ public final class ChaosRunner {
         }
         actions.sort(Comparator.comparingInt(Action::second).thenComparing(a -> a.begin() ? 1 : 0));
         long scheduleStart = System.nanoTime();
-        java.util.Set<Integer> skippedFaults = new java.util.HashSet<>();
+        Set<Integer> skippedFaults = new HashSet<>();
         for (Action a : actions) {
             long due = scheduleStart + TimeUnit.SECONDS.toNanos(a.second());
             long wait = due - System.nanoTime();
@@ -213,7 +218,7 @@ public final class ChaosRunner {
         report.windowEnd = windowEnd;
         report.plan = plan.stream().map(f -> f.describe(parentNames, childNames)).toList();
         report.events = List.copyOf(events);
-        report.catchUps = new LinkedHashMap<>(new java.util.TreeMap<>(catchUps));
+        report.catchUps = new LinkedHashMap<>(new TreeMap<>(catchUps));
         report.problems.addAll(problems);
         report.check = check;
         return report;
@@ -442,6 +447,6 @@ public final class ChaosRunner {
     }
 
     private static long nowSeconds() {
-        return System.currentTimeMillis() / 1000;
+        return Clocks.wallMillis() / 1000;
     }
 }

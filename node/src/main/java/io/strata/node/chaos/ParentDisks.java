@@ -9,6 +9,8 @@ import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.slf4j.LoggerFactory;
+import org.slf4j.Logger;
 
 /**
  * The parents' database directories ({@code [directories] cache}) as tmpfs mounts of their own
@@ -16,6 +18,8 @@ import java.util.stream.Stream;
  * file system refuses, then deleted. Unmounted at the end of the run.
  */
 final class ParentDisks implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ParentDisks.class);
 
     static final String SIZE = "256m";
     static final String FILLER = "chaos-filler";
@@ -106,7 +110,7 @@ final class ParentDisks implements AutoCloseable {
                 try {
                     Cmd.run("umount", "-l", m.toString());
                 } catch (IOException again) {
-                    System.err.println("[chaos] " + again.getMessage());
+                    LOG.warn("{}", again.getMessage());
                 }
             }
         }

@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.SortedSet;
 
 /**
  * The proof after the quiet catch-up. For every child and every chart it collects each second,
@@ -43,7 +45,7 @@ final class ReplicaCheck {
     final List<String> firstDifferences = new ArrayList<>();
     final Map<String, String> unreadable = new LinkedHashMap<>();
     /** Per "parent child": the seconds of the child missing on the parent (any chart, any dimension). */
-    final Map<String, java.util.TreeSet<Long>> gaps = new TreeMap<>();
+    final Map<String, TreeSet<Long>> gaps = new TreeMap<>();
 
     /** Per child: its SIGKILLs (epoch seconds) and clock shifts ({from, to, offset}). */
     record ChildHistory(List<Long> kills, List<long[]> shifts) {
@@ -92,7 +94,7 @@ final class ReplicaCheck {
                 return;
             }
         }
-        java.util.SortedSet<String> dims = new java.util.TreeSet<>(truth.dimensions());
+        SortedSet<String> dims = new TreeSet<>(truth.dimensions());
         for (Series p : onParents) {
             dims.addAll(p.dimensions());
         }
@@ -216,7 +218,7 @@ final class ReplicaCheck {
     }
 
     private void gap(ChaosNode parent, ChaosNode child, long t) {
-        gaps.computeIfAbsent(parent.name + " lacks " + child.name, k -> new java.util.TreeSet<>()).add(t);
+        gaps.computeIfAbsent(parent.name + " lacks " + child.name, k -> new TreeSet<>()).add(t);
     }
 
     /** The gaps as ranges of seconds, e.g. {@code chaos-parent-1 lacks chaos-child-1: 1795733348-1795733397 (50 s)}. */

@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import java.util.Arrays;
 
 /**
  * {@code strata bench engine}: writes S seconds of per-second data for N metrics into a real
@@ -103,7 +104,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (metrics < 1 || seconds < 1 || writers < 1 || perChart < 1 || tiers < 1 || tiers > 5 || readers < 0
-                || java.util.Arrays.stream(quotaMb).anyMatch(q -> q < 1)) {
+                || Arrays.stream(quotaMb).anyMatch(q -> q < 1)) {
             err.println("strata bench engine: --metrics, --seconds, --writers, --dimensions-per-chart and --quota-mb must be "
                     + "positive, --tiers 1..5, --readers not negative");
             return 2;
@@ -117,7 +118,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
             return 2;
         }
         TierScanner.ScanOptions scan = new TierScanner.ScanOptions(scanReads, !scanOrdered, scanRunMb << 20);
-        long[] quotaBytes = java.util.Arrays.stream(quotaMb).map(q -> q << 20).toArray();
+        long[] quotaBytes = Arrays.stream(quotaMb).map(q -> q << 20).toArray();
         FsyncPolicy policy;
         Dataset ds;
         try {

@@ -8,6 +8,7 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import io.strata.engine.time.Clocks;
 
 /**
  * {@code strata chaos}: a cluster of real node processes under a random schedule of faults drawn
@@ -47,7 +48,7 @@ public final class ChaosCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long s = seed != null ? seed : System.currentTimeMillis() % 1_000_000;
+        long s = seed != null ? seed : Clocks.wallMillis() % 1_000_000;
         ChaosOptions o;
         try {
             o = new ChaosOptions(minutes, s, parents, children,

@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import io.strata.node.config.NodeConfig;
+import io.strata.engine.EngineConfig;
 
 /**
  * {@code strata db verify [DIR] [--config CONFIG_DIR] [--json]}: checks a database directory
@@ -67,14 +69,14 @@ public final class DbVerifyCommand implements Callable<Integer> {
         try {
             Path[] tierDirs = null;
             if (config != null) {
-                io.strata.node.config.NodeConfig nc;
+                NodeConfig nc;
                 try {
-                    nc = io.strata.node.config.NodeConfig.load(config);
-                } catch (io.strata.node.config.NodeConfig.ConfigException | IOException e) {
+                    nc = NodeConfig.load(config);
+                } catch (NodeConfig.ConfigException | IOException e) {
                     err.println("strata db verify: --config " + config + ": " + e.getMessage());
                     return USAGE;
                 }
-                io.strata.engine.EngineConfig ec = nc.engineConfig();
+                EngineConfig ec = nc.engineConfig();
                 if (dir == null) {
                     dir = ec.dir();
                 }

@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.io.IOException;
+import io.strata.engine.thread.StrataThreads;
 
 /**
  * {@code strata demo}: a cluster on 127.0.0.1 (two parents forwarding to each other, two children
@@ -46,7 +48,7 @@ public final class DemoCommand implements Callable<Integer> {
         List<Path> written;
         try {
             written = layout.writeMissingConfigs();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.err.println("strata demo: cannot write the configuration under " + layout.dataDir() + ": "
                     + e.getMessage());
             return 1;
@@ -73,7 +75,7 @@ public final class DemoCommand implements Callable<Integer> {
             return 1;
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Runtime.getRuntime().addShutdownHook(StrataThreads.newThread(() -> {
             try {
                 System.err.println("strata demo: stopping the children, then the parents...");
                 cluster.close();

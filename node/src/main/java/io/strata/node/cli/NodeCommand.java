@@ -8,13 +8,19 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
+import io.strata.node.runtime.NodeLogging;
+import io.strata.node.runtime.NodeRoles;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import io.strata.engine.thread.StrataThreads;
 
 /** {@code strata node --config DIR}: runs a parent, a child or both until SIGTERM or Ctrl-C. */
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = "Run a node from netdata.conf and stream.conf in a directory (Netdata's keys).")
 public final class NodeCommand implements Callable<Integer> {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("strata.node");
+    private static final Logger LOG = LoggerFactory.getLogger("strata.node");
 
     @Option(names = "--config", required = true, paramLabel = "DIR",
             description = "Directory holding netdata.conf and stream.conf.")
@@ -31,8 +37,9 @@ public final class NodeCommand implements Callable<Integer> {
         }
         StrataNode node;
         try {
-            node = io.strata.node.runtime.NodeRoles.start(cfg, null);
-        } catch (java.io.IOException e) {
+            NodeLogging.apply(cfg.logs());
+            node = NodeRoles.start(cfg, null);
+        } catch (IOException e) {
             // one ERROR line the user can act on (a directory, a port, a disk): its message says
             // what and where; a stack trace would only hide it
             LOG.error("cannot start: {}", e.getMessage());
@@ -47,7 +54,7 @@ public final class NodeCommand implements Callable<Integer> {
         } catch (ClassNotFoundException | LinkageError e) {
             System.err.println("strata node: Chronicle's resource releaser did not load: " + e);
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Runtime.getRuntime().addShutdownHook(StrataThreads.newThread(() -> {
             try {
                 node.close();
             } catch (Exception e) {

@@ -10,9 +10,12 @@ import java.io.Closeable;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
+import io.strata.node.runtime.CollectionClock;
 
 /**
  * The machine's own charts, read from /proc and /sys every {@code update_every} seconds on the
@@ -49,8 +52,8 @@ public final class ProcCollector implements Closeable {
                 new ProcUptimeModule(ctx), new ProcMeminfoModule(ctx), new ProcVmstatModule(ctx),
                 new ProcNetDevModule(ctx), new ProcDiskstatsModule(ctx));
         this.failed = new boolean[modules.size()];
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "strata-proc-collector");
+        this.timer = StrataThreads.newSingleThreadScheduledExecutor(r -> {
+            Thread t = StrataThreads.newThread(r, "strata-proc-collector");
             t.setDaemon(true);
             return t;
         });
@@ -62,7 +65,7 @@ public final class ProcCollector implements Closeable {
 
     /** One pass now. Call it before streaming starts so that the first connection sends every chart. */
     public void collectOnce() {
-        collectOnce(io.strata.node.runtime.CollectionClock.nowMicros());
+        collectOnce(CollectionClock.nowMicros());
     }
 
     /** One pass at {@code nowMicros}: every module, then the end of the pass. */
@@ -95,11 +98,11 @@ public final class ProcCollector implements Closeable {
             return;
         }
         long periodMicros = updateEvery * 1_000_000L;
-        long now = io.strata.node.runtime.CollectionClock.nowMicros();
+        long now = CollectionClock.nowMicros();
         long delay = periodMicros - now % periodMicros;
         try {
             timer.schedule(this::tick, delay, TimeUnit.MICROSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // closed meanwhile
         }
     }

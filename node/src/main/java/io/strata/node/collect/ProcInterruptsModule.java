@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.nio.charset.StandardCharsets;
 
 /**
  * {@code /proc/interrupts}: system.interrupts, one incremental dimension per interrupt line
@@ -120,7 +121,7 @@ public final class ProcInterruptsModule extends ProcModule {
                 name = text.string(l, words - 1) + "_" + id;
             }
             b.dim(id, name, ProcChart.INCREMENTAL, 1, 1);
-            ids.add(id.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            ids.add(id.getBytes(StandardCharsets.UTF_8));
         }
         if (ids.isEmpty()) {
             return;

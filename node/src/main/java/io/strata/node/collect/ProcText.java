@@ -130,8 +130,8 @@ public final class ProcText {
      * and whether its line was there (values of missing keys are 0). The first line of a key wins.
      */
     public void keyedValues(byte[][] keys, long[] values, boolean[] found) {
-        java.util.Arrays.fill(values, 0);
-        java.util.Arrays.fill(found, false);
+        Arrays.fill(values, 0);
+        Arrays.fill(found, false);
         for (int l = 0; l < lines(); l++) {
             if (words(l) < 2) {
                 continue;

@@ -9,6 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import io.strata.engine.EngineConfig;
+import io.strata.streaming.config.IniException;
+import java.net.InetAddress;
+import io.strata.exporting.config.ExportingConfig;
+import io.strata.streaming.server.TlsContexts;
+import io.strata.streaming.server.Listener;
+import io.strata.exporting.config.ExportingConfigException;
 
 /**
  * A node's configuration, read from Netdata-style {@code netdata.conf}, {@code stream.conf} and
@@ -20,7 +27,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
                          int syntheticCharts, int syntheticDimensions, boolean procPlugin, StreamConfig stream,
                          Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, WebSettings web,
-                         List<String> warnings, io.strata.exporting.config.ExportingConfig exporting) {
+                         LogSettings logs, List<String> warnings, ExportingConfig exporting) {
 
     public static final int DEFAULT_PORT = 19999;
 
@@ -32,7 +39,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         try {
             nd = Files.exists(netdataConf) ? IniFile.load(netdataConf) : IniFile.parse("", netdataConf.toString());
             st = Files.exists(streamConf) ? IniFile.load(streamConf) : IniFile.parse("", streamConf.toString());
-        } catch (io.strata.streaming.config.IniException e) {
+        } catch (IniException e) {
             throw new ConfigException(e.getMessage());
         }
         List<String> warnings = new ArrayList<>();
@@ -52,6 +59,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                     Long.MAX_VALUE / (1 << 20));
         }
         DbEngineSettings dbEngine = DbEngineSettings.read(nd, netdataConf, tiers);
+        LogSettings logs = LogSettings.read(nd, netdataConf, dir);
         Path cache = Path.of(nd.get("directories", "cache", dir.resolve("cache").toString()));
         Path lib = Path.of(nd.get("directories", "lib", dir.resolve("lib").toString()));
         int acceptEvery = (int) nonNegative(nd, "web", "accept a streaming request every seconds", 0);
@@ -71,23 +79,23 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         WebSettings web = WebSettings.read(nd, netdataConf, !cert.isEmpty());
         List<InetSocketAddress> bind = new ArrayList<>();
-        for (io.strata.streaming.server.Listener l : web.listeners()) {
+        for (Listener l : web.listeners()) {
             bind.add(l.address());
         }
         StreamConfig stream = StreamConfig.from(st);
         warnings.addAll(stream.warnings());
-        String trust = io.strata.streaming.server.TlsContexts.checkTrustSettings(stream.sender().caFile(),
+        String trust = TlsContexts.checkTrustSettings(stream.sender().caFile(),
                 stream.sender().caPath());
         if (trust != null) {
             String where = st.peek("stream", trust.contains("CApath") ? "CApath" : "CAfile")
-                    .map(io.strata.streaming.config.IniFile.Entry::location).orElse(streamConf.toString());
+                    .map(IniFile.Entry::location).orElse(streamConf.toString());
             throw new ConfigException(where + ": " + trust);
         }
         // exporting.conf: Netdata's exporting engine, here Prometheus remote write from the engine (docs/exporting.md)
-        io.strata.exporting.config.ExportingConfig exporting;
+        ExportingConfig exporting;
         try {
-            exporting = io.strata.exporting.config.ExportingConfig.load(dir, hostname);
-        } catch (io.strata.exporting.config.ExportingConfigException e) {
+            exporting = ExportingConfig.load(dir, hostname);
+        } catch (ExportingConfigException e) {
             throw new ConfigException(e.getMessage());
         }
         warnings.addAll(exporting.warnings());
@@ -101,7 +109,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, List.copyOf(bind), acceptEvery, replication,
                 toReplicate, perStep, synthCharts, synthDims, proc, stream, cert.isEmpty() ? null : Path.of(cert),
-                key.isEmpty() ? null : Path.of(key), dbEngine, web, List.copyOf(warnings), exporting);
+                key.isEmpty() ? null : Path.of(key), dbEngine, web, logs, List.copyOf(warnings), exporting);
     }
 
     public Path dbDir() {
@@ -109,8 +117,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
     }
 
     /** The engine's configuration: tiers, quotas and the {@code [db]} tuning keys. */
-    public io.strata.engine.EngineConfig engineConfig() {
-        io.strata.engine.EngineConfig ec = io.strata.engine.EngineConfig.defaults(dbDir()).withTiers(storageTiers);
+    public EngineConfig engineConfig() {
+        EngineConfig ec = EngineConfig.defaults(dbDir()).withTiers(storageTiers);
         for (int t = 0; t < storageTiers; t++) {
             ec = ec.withQuota(t, tierDiskSpaceMb[t] << 20);
         }
@@ -155,7 +163,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
 
     private static String localHostname() {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
+            return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {
             return "localhost";
         }

@@ -1,6 +1,7 @@
 package io.strata.node.runtime;
 
 import java.time.Instant;
+import io.strata.engine.time.Clocks;
 
 /**
  * The wall clock a node's collectors stamp their samples with: the system's, shifted by the
@@ -21,7 +22,7 @@ public final class CollectionClock {
 
     /** Microseconds since the epoch, shifted by the offset. */
     public static long nowMicros() {
-        Instant t = Instant.now();
+        Instant t = Clocks.system().instant();
         return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000 + OFFSET_MICROS;
     }
 

@@ -12,6 +12,7 @@ import io.strata.streaming.sender.SenderStats;
 import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
+import io.strata.engine.time.Clocks;
 
 /**
  * The node's own meters (Micrometer), read from the counters the streaming receivers and the
@@ -41,7 +42,7 @@ public final class NodeMeters {
     private volatile double samplesPerSecond;
 
     public NodeMeters(MeterRegistry registry, ReceiverStats stats, ReceiverRegistry receivers, StorageEngine engine) {
-        this(registry, stats, SenderStats.PROCESS, receivers, engine, System::nanoTime, System::currentTimeMillis);
+        this(registry, stats, SenderStats.PROCESS, receivers, engine, System::nanoTime, Clocks::wallMillis);
     }
 
     /** @param nanoClock elapsed time between {@link #sample()}s; {@code wallMillis}: the receivers' clock */

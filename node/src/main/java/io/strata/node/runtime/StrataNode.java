@@ -24,9 +24,26 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import io.netty.handler.ssl.SslContext;
+import io.strata.engine.io.DiskFullException;
+import io.strata.query.ApiContext;
+import io.strata.query.ApiHttpHandlers;
+import io.strata.replication.forward.Forwarding;
+import io.strata.streaming.server.TlsContexts;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.query.http.ApiServices;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.EventExecutorGroup;
+import java.util.EnumSet;
+import io.strata.streaming.server.WebPermission;
+import io.strata.streaming.server.Listener;
+import io.strata.query.http.HttpPolicy;
+import io.strata.query.http.HttpAccess;
+import io.strata.exporting.HostOwnership;
+import io.strata.exporting.Exporting;
 
 /**
  * One running node: its engine, its one port (streams and HTTP), and the roles its configuration
@@ -49,12 +66,12 @@ public final class StrataNode implements Closeable {
     private final List<InetSocketAddress> listening = new ArrayList<>();
     private final ScheduledExecutorService housekeeping;
     private final List<Closeable> roles = new ArrayList<>();
-    private final io.strata.replication.forward.Forwarding forwarding;
+    private final Forwarding forwarding;
     private final PrometheusMeterRegistry meters;
     private final NodeMeters nodeMeters;
 
     private StrataNode(NodeConfig config, StorageEngine engine, UUID machineGuid, HttpPipelineInstaller http,
-                       io.netty.handler.ssl.SslContext tls, PrometheusMeterRegistry meters) {
+                       SslContext tls, PrometheusMeterRegistry meters) {
         this.config = config;
         this.engine = engine;
         this.machineGuid = machineGuid;
@@ -63,7 +80,7 @@ public final class StrataNode implements Closeable {
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
                 stats, ReceiverContext.wallClockMicros(), receiveTimeoutSeconds(config), null);
         // received hosts whose API-key or machine-GUID section enables the proxy go on to its destination
-        this.forwarding = new io.strata.replication.forward.Forwarding(engine, config.stream().sender());
+        this.forwarding = new Forwarding(engine, config.stream().sender());
         // gap filling of every received stream: the replication module's planner, as stream.conf says
         rc = rc.withListener(forwarding).withReplication(ReplicationPlanner.FROM_SETTINGS);
         this.server = new StreamServer(rc, tls, http, Math.max(2, Runtime.getRuntime().availableProcessors()),
@@ -86,8 +103,8 @@ public final class StrataNode implements Closeable {
         }
         this.meters = meters;
         this.nodeMeters = new NodeMeters(meters, stats, rc.registry(), engine);
-        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "strata-housekeeping");
+        this.housekeeping = StrataThreads.newSingleThreadScheduledExecutor(r -> {
+            Thread t = StrataThreads.newThread(r, "strata-housekeeping");
             t.setDaemon(true);
             return t;
         });
@@ -101,38 +118,38 @@ public final class StrataNode implements Closeable {
         NodeDirectories.requireWritable(config);
         UUID guid = MachineGuid.loadOrCreate(config.libDir());
         EngineConfig ec = config.engineConfig();
-        io.netty.handler.ssl.SslContext tls = config.sslCertificate() == null ? null
-                : io.strata.streaming.server.TlsContexts.server(config.sslCertificate(), config.sslKey());
+        SslContext tls = config.sslCertificate() == null ? null
+                : TlsContexts.server(config.sslCertificate(), config.sslKey());
         StorageEngine engine = StorageEngine.open(ec);
         PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        io.strata.query.ApiContext api = null;
-        io.netty.util.concurrent.EventExecutorGroup gzipGroup = null;
+        ApiContext api = null;
+        EventExecutorGroup gzipGroup = null;
         if (http == null) {
             // the node's own query API on the same port (Netdata's dashboard from /usr/share/netdata/web)
-            io.strata.query.ApiContext ctx = io.strata.query.ApiContext.create(engine, guid, config.hostname(),
-                    io.strata.query.ApiContext.defaultWebDirectory(), meters);
+            ApiContext ctx = ApiContext.create(engine, guid, config.hostname(),
+                    ApiContext.defaultWebDirectory(), meters);
             api = ctx;
-            io.strata.query.http.ApiServices.of(ctx).queryLimits(config.web().queryLimits());
-            io.netty.util.concurrent.EventExecutorGroup gzip = new io.netty.util.concurrent.DefaultEventExecutorGroup(
-                    Math.min(2, Runtime.getRuntime().availableProcessors()), new io.netty.util.concurrent.DefaultThreadFactory(
+            ApiServices.of(ctx).queryLimits(config.web().queryLimits());
+            EventExecutorGroup gzip = new DefaultEventExecutorGroup(
+                    Math.min(2, Runtime.getRuntime().availableProcessors()), new DefaultThreadFactory(
                             "strata-http-gzip", true));
             gzipGroup = gzip;
-            http = (p, conn) -> io.strata.query.ApiHttpHandlers.install(p, ctx, httpPolicy(config, conn, gzip));
+            http = (p, conn) -> ApiHttpHandlers.install(p, ctx, httpPolicy(config, conn, gzip));
         }
         StrataNode node = new StrataNode(config, engine, guid, http, tls, meters);
         if (api != null) {
             node.roles.add(api::close);
         }
         if (gzipGroup != null) {
-            io.netty.util.concurrent.EventExecutorGroup g = gzipGroup;
+            EventExecutorGroup g = gzipGroup;
             node.roles.add(() -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS));
         }
         try {
-            for (io.strata.streaming.server.Listener l : config.web().listeners()) {
+            for (Listener l : config.web().listeners()) {
                 node.listening.add(node.server.bind(l));
             }
             if (config.exporting().exports()) {
-                node.roles.add(io.strata.exporting.Exporting.start(config.exporting(), engine, guid,
+                node.roles.add(Exporting.start(config.exporting(), engine, guid,
                         node.exportOwnership(), config.libDir().resolve("exporting"), meters));
             }
             node.housekeeping.scheduleWithFixedDelay(node::syncMetadata, 1, 1, TimeUnit.SECONDS);
@@ -158,23 +175,23 @@ public final class StrataNode implements Closeable {
     }
 
     /** The port's decision on an HTTP connection as the query API takes it. */
-    static io.strata.query.http.HttpPolicy httpPolicy(NodeConfig config,
-            HttpPipelineInstaller.HttpConnection conn, io.netty.util.concurrent.EventExecutorGroup gzip) {
-        java.util.EnumSet<io.strata.query.http.HttpAccess> access =
-                java.util.EnumSet.noneOf(io.strata.query.http.HttpAccess.class);
-        for (io.strata.streaming.server.WebPermission p : conn.permissions()) {
+    static HttpPolicy httpPolicy(NodeConfig config,
+            HttpPipelineInstaller.HttpConnection conn, EventExecutorGroup gzip) {
+        EnumSet<HttpAccess> access =
+                EnumSet.noneOf(HttpAccess.class);
+        for (WebPermission p : conn.permissions()) {
             switch (p) {
-                case DASHBOARD -> access.add(io.strata.query.http.HttpAccess.DASHBOARD);
-                case REGISTRY -> access.add(io.strata.query.http.HttpAccess.REGISTRY);
-                case BADGES -> access.add(io.strata.query.http.HttpAccess.BADGES);
-                case MANAGEMENT -> access.add(io.strata.query.http.HttpAccess.MANAGEMENT);
-                case NETDATA_CONF -> access.add(io.strata.query.http.HttpAccess.NETDATA_CONF);
+                case DASHBOARD -> access.add(HttpAccess.DASHBOARD);
+                case REGISTRY -> access.add(HttpAccess.REGISTRY);
+                case BADGES -> access.add(HttpAccess.BADGES);
+                case MANAGEMENT -> access.add(HttpAccess.MANAGEMENT);
+                case NETDATA_CONF -> access.add(HttpAccess.NETDATA_CONF);
                 case STREAMING -> {
                     // not an HTTP permission
                 }
             }
         }
-        return new io.strata.query.http.HttpPolicy(conn.firstRequestTimeoutSeconds(),
+        return new HttpPolicy(conn.firstRequestTimeoutSeconds(),
                 config.web().idleTimeoutSeconds(), access, conn.redirectToTls(), config.web().gzip(), gzip,
                 conn.handshakeDone());
     }
@@ -220,7 +237,7 @@ public final class StrataNode implements Closeable {
         } catch (IOException | RuntimeException e) {
             long now = System.nanoTime();
             if (metadataFailingSince == 0 || now - metadataWarnedAt >= 10_000_000_000L) {
-                String what = e instanceof IOException failure ? io.strata.engine.io.DiskFullException.naming(
+                String what = e instanceof IOException failure ? DiskFullException.naming(
                         config.dbDir(), failure).getMessage() : e.toString();
                 LOG.warn("metadata sync failed{}: {}", metadataFailingSince == 0 ? ""
                         : " (still, for " + (now - metadataFailingSince) / 1_000_000_000L + " s)", what);
@@ -236,8 +253,8 @@ public final class StrataNode implements Closeable {
      * What this node exports (docs/exporting.md): its own host, and the hosts it receives directly from
      * themselves (hops 1); their export waits while their gaps are being replicated.
      */
-    private io.strata.exporting.HostOwnership exportOwnership() {
-        return new io.strata.exporting.HostOwnership() {
+    private HostOwnership exportOwnership() {
+        return new HostOwnership() {
             @Override
             public boolean exports(UUID host) {
                 return host.equals(machineGuid) || receivers().liveHops(host.toString()) == 1;
@@ -272,7 +289,7 @@ public final class StrataNode implements Closeable {
         return stats;
     }
 
-    public io.strata.replication.forward.Forwarding forwarding() {
+    public Forwarding forwarding() {
         return forwarding;
     }
 

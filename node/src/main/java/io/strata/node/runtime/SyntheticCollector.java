@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.time.Instant;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 /**
  * Synthetic charts for a child until the machine's collectors exist: gauges that wander and
@@ -55,8 +57,8 @@ public final class SyntheticCollector implements Closeable {
             values.add(v);
             counters.add(counter);
         }
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "strata-synthetic-collector");
+        this.timer = StrataThreads.newSingleThreadScheduledExecutor(r -> {
+            Thread t = StrataThreads.newThread(r, "strata-synthetic-collector");
             t.setDaemon(true);
             return t;
         });

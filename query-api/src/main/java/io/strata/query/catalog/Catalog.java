@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.Arrays;
 
 /**
  * An immutable snapshot of the hosts, charts and dimensions the engine holds, built from the
@@ -67,7 +68,7 @@ public final class Catalog {
                 continue;
             }
             chartsByHost.get(host).add(new ChartView(c, ci, dims.toArray(new DimensionInfo[0]),
-                    java.util.Arrays.copyOf(ids, k)));
+                    Arrays.copyOf(ids, k)));
         }
         List<HostView> hosts = new ArrayList<>(infos.size() + 1);
         int localId = md.hostId(localGuid);

@@ -5,6 +5,9 @@ import io.strata.query.text.Out;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.Instant;
+import java.util.Map;
+import java.util.LinkedHashSet;
+import io.strata.query.catalog.ChartView;
 
 /**
  * Prints a {@link DataResult} in the requested format, byte for byte the way Netdata 1.37 lays
@@ -515,7 +518,7 @@ public final class DataFormatter {
      * labels, each {@code ["a","b"]} pair once, in the order met (Netdata's dictionaries).
      */
     private void allDimensions() {
-        java.util.LinkedHashSet<String> seen = new java.util.LinkedHashSet<>();
+        LinkedHashSet<String> seen = new LinkedHashSet<>();
         out.a("   \"full_dimension_list\": [");
         int n = 0;
         for (String[] d : r.allDimensions) {
@@ -526,7 +529,7 @@ public final class DataFormatter {
         out.a("],\n   \"full_chart_list\": [");
         seen.clear();
         n = 0;
-        for (io.strata.query.catalog.ChartView c : r.allCharts) {
+        for (ChartView c : r.allCharts) {
             if (seen.add(c.id() + ":" + c.name())) {
                 pair(n++ > 0, c.id(), c.name(), "");
             }
@@ -534,8 +537,8 @@ public final class DataFormatter {
         out.a("],\n   \"full_chart_labels\": [");
         seen.clear();
         n = 0;
-        for (io.strata.query.catalog.ChartView c : r.allCharts) {
-            for (java.util.Map.Entry<String, String> l : c.info().labels().entrySet()) {
+        for (ChartView c : r.allCharts) {
+            for (Map.Entry<String, String> l : c.info().labels().entrySet()) {
                 if (seen.add(l.getKey() + ":" + l.getValue())) {
                     pair(n++ > 0, l.getKey(), l.getValue(), " ");
                 }

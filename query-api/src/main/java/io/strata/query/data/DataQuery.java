@@ -14,6 +14,7 @@ import io.strata.query.http.ApiError;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Arrays;
 
 /**
  * Runs {@code /api/v1/data} against the engine: picks the dimensions, computes Netdata's window,
@@ -182,7 +183,7 @@ public final class DataQuery {
             }
             if (!any) {
                 // all zero: Netdata shows them all rather than nothing
-                java.util.Arrays.fill(result.nonZero, true);
+                Arrays.fill(result.nonZero, true);
             }
         }
         return result;

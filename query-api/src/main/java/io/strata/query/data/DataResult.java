@@ -1,6 +1,8 @@
 package io.strata.query.data;
 
 import io.strata.query.catalog.HostView;
+import java.util.List;
+import io.strata.query.catalog.ChartView;
 
 /**
  * The answer of a data query before formatting (Netdata's RRDR): one row per output point,
@@ -33,9 +35,9 @@ public final class DataResult {
     /** The chart's name for a chart query (Netdata's query id names it so), else null. */
     String chartName;
     /** {id, name} of every dimension of the target in the window, before the dimensions pattern ({@code all-dimensions}). */
-    java.util.List<String[]> allDimensions = java.util.List.of();
+    List<String[]> allDimensions = List.of();
     /** The target's charts with a dimension in the window ({@code all-dimensions}). */
-    java.util.List<io.strata.query.catalog.ChartView> allCharts = java.util.List.of();
+    List<ChartView> allCharts = List.of();
     /** Min and max over every value computed (empty cells count as 0, as in Netdata). */
     double min;
     double max;

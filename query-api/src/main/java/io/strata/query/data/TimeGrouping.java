@@ -1,6 +1,7 @@
 package io.strata.query.data;
 
 import java.util.Arrays;
+import io.strata.query.text.CNumbers;
 
 /**
  * Folds the stored values falling into one output row into the row's value, per Netdata 1.37's
@@ -502,7 +503,7 @@ public abstract class TimeGrouping {
                 }
             }
             String rest = skip <= s.length() ? s.substring(skip) : "";
-            return new CountIf(cmp, io.strata.query.text.CNumbers.strtod(rest));
+            return new CountIf(cmp, CNumbers.strtod(rest));
         }
 
         @Override

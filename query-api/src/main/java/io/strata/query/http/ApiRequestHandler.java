@@ -24,10 +24,12 @@ import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Date;
+import java.util.Locale;
 import java.util.concurrent.RejectedExecutionException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.engine.time.Clocks;
 
 /**
  * One HTTP connection's requests: answers CORS preflights at once and runs every other request on
@@ -38,6 +40,12 @@ import org.slf4j.LoggerFactory;
 public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(ApiRequestHandler.class);
+    /**
+     * The access log's logger: one INFO line per answered request, as Netdata's access.log. The
+     * node turns it off unless {@code [logs] access} names a target.
+     */
+    public static final String ACCESS_LOGGER = "io.strata.access";
+    private static final Logger access = LoggerFactory.getLogger(ACCESS_LOGGER);
 
     static final String SERVER = "Strata (Netdata Embedded HTTP Server v1.37.1 compatible)";
     static final String ALLOW_HEADERS =
@@ -57,7 +65,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     private boolean waitingForWritability;
 
     private record Pending(HttpMethod method, String uri, String origin, boolean keepAlive, HttpVersion version,
-                           String host, boolean decodeFailed) {
+                           String host, boolean decodeFailed, long receivedNanos) {
     }
 
     public ApiRequestHandler(ApiContext context, ApiServices services) {
@@ -78,7 +86,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             deadlines.requestReceived();
         }
         queue.add(new Pending(req.method(), req.uri(), h.get(HttpHeaderNames.ORIGIN), HttpUtil.isKeepAlive(req),
-                req.protocolVersion(), h.get(HttpHeaderNames.HOST), req.decoderResult().isFailure()));
+                req.protocolVersion(), h.get(HttpHeaderNames.HOST), req.decoderResult().isFailure(), System.nanoTime()));
         updateReading(ctx);
         if (!busy) {
             next(ctx);
@@ -208,7 +216,10 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             return;
         }
         context.meters().answered(r.status().code());
-        FullHttpResponse resp = toHttp(p, r, System.currentTimeMillis());
+        if (access.isInfoEnabled()) {
+            logAccess(ctx, p, r);
+        }
+        FullHttpResponse resp = toHttp(p, r, Clocks.wallMillis());
         boolean close = forceClose || !p.keepAlive;
         if (close) {
             HttpUtil.setKeepAlive(resp, false);
@@ -232,6 +243,14 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             return;
         }
         next(ctx);
+    }
+
+    /** Netdata's access.log line, less its thread and connection ids: who, what, how much, how long. */
+    private static void logAccess(ChannelHandlerContext ctx, Pending p, ApiResponse r) {
+        double millis = (System.nanoTime() - p.receivedNanos) / 1e6;
+        access.info("{} '{}' (sent {} bytes, total {} ms) {} '{}'", clientOf(ctx.channel().remoteAddress()),
+                p.method.name(), r.body().readableBytes(), String.format(Locale.ROOT, "%.2f", millis),
+                r.status().code(), p.uri);
     }
 
     private static FullHttpResponse toHttp(Pending p, ApiResponse r, long nowMillis) {

@@ -8,6 +8,8 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Objects;
+import io.strata.query.data.QueryBudget;
 
 /**
  * State shared by every connection of one {@link ApiContext}: the catalog snapshot, the byte
@@ -23,8 +25,8 @@ public final class ApiServices {
     private final CatalogCache catalog;
     private final Map<String, Long> lastScrape = new ConcurrentHashMap<>();
     private final HttpByteCounter byteCounter;
-    private volatile io.strata.query.data.QueryBudget.Limits queryLimits =
-            io.strata.query.data.QueryBudget.Limits.DEFAULTS;
+    private volatile QueryBudget.Limits queryLimits =
+            QueryBudget.Limits.DEFAULTS;
 
     private ApiServices(ApiContext ctx) {
         // nothing here may refer to ctx itself, or the weak key would never be released
@@ -46,12 +48,12 @@ public final class ApiServices {
     }
 
     /** The bounds of one query's work ({@code [web] query timeout ms}, {@code max points read per query}). */
-    public io.strata.query.data.QueryBudget.Limits queryLimits() {
+    public QueryBudget.Limits queryLimits() {
         return queryLimits;
     }
 
-    public void queryLimits(io.strata.query.data.QueryBudget.Limits limits) {
-        this.queryLimits = java.util.Objects.requireNonNull(limits, "limits");
+    public void queryLimits(QueryBudget.Limits limits) {
+        this.queryLimits = Objects.requireNonNull(limits, "limits");
     }
 
     /** Records that {@code server} scrapes at {@code now}; returns its previous scrape time, or 0. */

@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The query API's own meters, on the registry that {@code /metrics} scrapes: the latency of
@@ -60,7 +61,7 @@ public final class ApiMeters {
 
     /** Records one {@code /api/v1/data} request that took {@code nanos}, whatever its status. */
     public void dataQuery(long nanos) {
-        dataQueries.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        dataQueries.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     public Timer dataQueries() {

@@ -5,6 +5,8 @@ import io.netty.buffer.Unpooled;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 
 /**
  * Builds a response body: ASCII and UTF-8 text, JSON strings and numbers the way Netdata prints
@@ -196,7 +198,7 @@ public final class Out {
             return a("null");
         }
         if (Math.abs(v) >= SCALED_LIMIT) {
-            return a(new java.math.BigDecimal(v).setScale(7, java.math.RoundingMode.HALF_EVEN)
+            return a(new BigDecimal(v).setScale(7, RoundingMode.HALF_EVEN)
                     .stripTrailingZeros().toPlainString());
         }
         long scaled = Math.round(v * 1e7);
@@ -229,7 +231,7 @@ public final class Out {
             return a(Double.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf");
         }
         if (Math.abs(v) >= SCALED_LIMIT || decimals > 7) {
-            return a(new java.math.BigDecimal(v).setScale(decimals, java.math.RoundingMode.HALF_EVEN).toPlainString());
+            return a(new BigDecimal(v).setScale(decimals, RoundingMode.HALF_EVEN).toPlainString());
         }
         long scaled = Math.round(v * POW10[decimals]);
         if (scaled < 0) {

@@ -31,6 +31,17 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.atomic.LongAdder;
+import io.strata.streaming.config.IniException;
+import io.strata.streaming.sender.SenderSession;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.HashMap;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import io.strata.engine.time.Clocks;
 
 /**
  * The replay rate between two Strata nodes on loopback: a child engine holding {@code seconds} of
@@ -43,7 +54,7 @@ public final class ReplayBench {
 
     public record Options(int hosts, int metricsPerHost, int dimensionsPerChart, int seconds, boolean compression,
                           Path dir, long seed, double timeoutSeconds, int parentThreads, int senderThreads,
-                          java.io.PrintStream progress) {
+                          PrintStream progress) {
     }
 
     /**
@@ -57,7 +68,7 @@ public final class ReplayBench {
 
     private static final String KEY = "5bd4c2b4-6a0e-4d3f-9a15-0c1d2e3f4a5b";
 
-    public Result run(Options o) throws IOException, InterruptedException, io.strata.streaming.config.IniException {
+    public Result run(Options o) throws IOException, InterruptedException, IniException {
         int chartsPerHost = o.metricsPerHost() / o.dimensionsPerChart();
         int chartsExpected = chartsPerHost * o.hosts();
         long samplesExpected = (long) chartsExpected * o.dimensionsPerChart() * o.seconds();
@@ -108,7 +119,7 @@ public final class ReplayBench {
                         long pending = 0;
                         int queued = 0;
                         for (ChildStreamer st : streamers) {
-                            io.strata.streaming.sender.SenderSession ss = st.sender().session();
+                            SenderSession ss = st.sender().session();
                             if (ss != null) {
                                 pending += ss.pendingBytes();
                                 queued += ss.queuedEvents();
@@ -133,29 +144,29 @@ public final class ReplayBench {
                         stats.bytesReceived.sum(), (int) finished.sum(), chartsExpected,
                         cpu / (double) Math.max(1, replayed));
             } finally {
-                senderLoops.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+                senderLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             }
         }
     }
 
     private static long processCpuNanos() {
-        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
     }
 
     /** The threads that used the most CPU since the previous call. */
     private static final class ThreadCpu {
-        private final java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-        private final Map<Long, Long> last = new java.util.HashMap<>();
-        private final Map<Long, Long> lastByKind = new java.util.HashMap<>();
+        private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        private final Map<Long, Long> last = new HashMap<>();
+        private final Map<Long, Long> lastByKind = new HashMap<>();
 
         /** CPU since the previous call, summed by thread name without its numbers. */
         String byKind() {
-            Map<String, Long> kinds = new java.util.TreeMap<>();
+            Map<String, Long> kinds = new TreeMap<>();
             for (long id : mx.getAllThreadIds()) {
                 long cpu = mx.getThreadCpuTime(id);
                 Long before = lastByKind.put(id, cpu);
-                java.lang.management.ThreadInfo ti = mx.getThreadInfo(id);
+                ThreadInfo ti = mx.getThreadInfo(id);
                 if (ti != null && cpu > 0) {
                     kinds.merge(ti.getThreadName().replaceAll("[0-9]+\\]?$", "#"), cpu - (before == null ? 0 : before),
                             Long::sum);
@@ -180,7 +191,7 @@ public final class ReplayBench {
             }
             deltas.sort((a, b) -> Long.compare(b[1], a[1]));
             for (int i = 0; i < Math.min(4, deltas.size()); i++) {
-                java.lang.management.ThreadInfo ti = mx.getThreadInfo(deltas.get(i)[0]);
+                ThreadInfo ti = mx.getThreadInfo(deltas.get(i)[0]);
                 out.add((ti == null ? "?" : ti.getThreadName()) + "=" + deltas.get(i)[1] / 1_000_000L + "ms");
             }
             return String.join(" ", out);
@@ -190,7 +201,7 @@ public final class ReplayBench {
     /** Each host's charts, collected once a second for {@code seconds} seconds ending a second ago. */
     private static List<LocalCharts> prefill(StorageEngine db, Options o, int chartsPerHost) {
         List<LocalCharts> hosts = new ArrayList<>();
-        long end = System.currentTimeMillis() / 1000 - 1;
+        long end = Clocks.wallMillis() / 1000 - 1;
         SplittableRandom rnd = new SplittableRandom(o.seed());
         for (int h = 0; h < o.hosts(); h++) {
             UUID guid = UUID.nameUUIDFromBytes(("strata-replay-bench-" + o.seed() + "-" + h)

@@ -25,6 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import io.strata.engine.time.Clocks;
 
 /**
  * The CPU cost of each step of a replay, one thread, no sockets: the child's answers from its
@@ -41,7 +45,7 @@ public final class ReplayPhases {
      * Runs {@code rounds} rounds over one host of {@code metrics} metrics in charts of {@code dims}
      * dimensions with {@code seconds} of history, printing each round to {@code log}.
      */
-    public static Costs run(int metrics, int dims, int seconds, int rounds, Path dir, java.io.PrintStream log)
+    public static Costs run(int metrics, int dims, int seconds, int rounds, Path dir, PrintStream log)
             throws Exception {
         if (rounds < 2) {
             throw new IllegalArgumentException("at least 2 rounds: the first one only warms up");
@@ -51,24 +55,24 @@ public final class ReplayPhases {
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")))) {
             UUID guid = UUID.randomUUID();
             HostInfo host = new HostInfo(guid, "phases", "linux", "UTC", 1, Map.of());
-            long end = System.currentTimeMillis() / 1000 - 1;
+            long end = Clocks.wallMillis() / 1000 - 1;
             long first = end - seconds + 1;
             LocalCharts local = ReplayBench.history(childDb, host, charts, dims, seconds, end, new SplittableRandom(42));
             List<LocalCharts.Chart> cs = local.charts();
             long samples = (long) charts * dims * seconds;
             // thread CPU time, not wall time: the machine is shared and a preempted phase is not slower
-            java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+            ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
             double[] best = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
             for (int round = 0; round < rounds; round++) {
                 ChildStream wire = new ChildStream(childDb, guid);
                 ReplayAnswer replay = new ReplayAnswer(wire);
                 List<String> commands = new ArrayList<>();
-                long nowSeconds = System.currentTimeMillis() / 1000;
+                long nowSeconds = Clocks.wallMillis() / 1000;
                 try (StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent" + round)))) {
                     ReceiverStats stats = new ReceiverStats();
                     ReceiverParser parser = new ReceiverParser(parentDb, host, commands::add,
                             ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, stats,
-                            () -> System.currentTimeMillis() * 1000L, null);
+                            () -> Clocks.wallMillis() * 1000L, null);
                     ByteBuf defs = Unpooled.buffer();
                     wire.writeHostPreamble(defs, caps);
                     for (LocalCharts.Chart c : cs) {

@@ -23,6 +23,9 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import io.strata.engine.time.Clocks;
+import java.util.concurrent.locks.LockSupport;
+import java.util.Arrays;
 
 /**
  * A child's stream of its own host to its parents: on each connection the host preamble and every
@@ -57,7 +60,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
     private volatile long caps;
 
     public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
-        this(charts, settings, hops, group, Clock.systemUTC());
+        this(charts, settings, hops, group, Clocks.system());
     }
 
     /** @param clock the unix time of definitions and replication answers */
@@ -153,7 +156,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
             flags = grown;
         }
         if (chartId >= answeredUpTo.length) {
-            answeredUpTo = java.util.Arrays.copyOf(answeredUpTo, Math.max(chartId + 1, answeredUpTo.length * 2));
+            answeredUpTo = Arrays.copyOf(answeredUpTo, Math.max(chartId + 1, answeredUpTo.length * 2));
         }
         answeredUpTo[chartId] = answeredUpToUt;
         flags.set(chartId, 1);
@@ -234,7 +237,7 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
         long v = charts.collectionVersion(chartId);
         // an interrupted sender thread (closing) stops waiting: park would return at once
         while ((v & 1) != 0 && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
-            java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
+            LockSupport.parkNanos(100_000L);
             v = charts.collectionVersion(chartId);
         }
         return v;

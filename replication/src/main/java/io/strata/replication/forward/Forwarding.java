@@ -15,8 +15,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import io.strata.streaming.server.Transports;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 /**
  * A parent's forwarding of the hosts it receives (Netdata's proxy): for every accepted stream whose
@@ -39,8 +41,8 @@ public final class Forwarding implements ReceivedStreamListener, Closeable {
     private final StreamConfig.SenderSettings template;
     private final EventLoopGroup group;
     private final Set<HostForwarder> active = ConcurrentHashMap.newKeySet();
-    private final ExecutorService stopper = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "strata-forward-stop");
+    private final ExecutorService stopper = StrataThreads.newSingleThreadExecutor(r -> {
+        Thread t = StrataThreads.newThread(r, "strata-forward-stop");
         t.setDaemon(true);
         return t;
     });
@@ -53,7 +55,7 @@ public final class Forwarding implements ReceivedStreamListener, Closeable {
      *                 and key come from the received host's section)
      */
     public Forwarding(StorageEngine engine, StreamConfig.SenderSettings template) {
-        this(engine, template, Clock.systemUTC());
+        this(engine, template, Clocks.system());
     }
 
     /** @param clock the unix time of forwarded definitions and replication answers */
@@ -61,7 +63,7 @@ public final class Forwarding implements ReceivedStreamListener, Closeable {
         this.engine = engine;
         this.template = template;
         this.clock = clock;
-        this.group = io.strata.streaming.server.Transports.group(1);
+        this.group = Transports.group(1);
     }
 
     @Override

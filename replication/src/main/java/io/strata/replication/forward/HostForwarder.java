@@ -27,6 +27,8 @@ import java.util.BitSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Forwards one received host to this parent's own parents, as a Netdata 1.37.1 proxy does
@@ -337,7 +339,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
     }
 
     /** Runs on the received stream's event loop and waits; null when the loop is gone or we were interrupted. */
-    private <T> T onLoop(java.util.concurrent.Callable<T> task) {
+    private <T> T onLoop(Callable<T> task) {
         try {
             return stream.eventLoop().submit(task).get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -346,7 +348,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         } catch (ExecutionException e) {
             LOG.error("STREAM {} [forward]: internal error", hostname, e.getCause());
             return null;
-        } catch (TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+        } catch (TimeoutException | RejectedExecutionException e) {
             return null;
         }
     }

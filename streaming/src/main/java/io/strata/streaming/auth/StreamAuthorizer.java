@@ -8,6 +8,7 @@ import io.strata.streaming.server.LogText;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.HashMap;
 
 /**
  * The parent's decision on a {@code STREAM} request, in Netdata 1.37.1's order (docs/protocol/netdata-stream.md §2.2):
@@ -87,7 +88,7 @@ public final class StreamAuthorizer {
     private final String localMachineGuid;
     private final int acceptEverySeconds;
     /** Per client address, the second of its last accepted stream (within the rate-limit window only). */
-    private final java.util.HashMap<String, Long> lastAcceptedSecondByAddress = new java.util.HashMap<>();
+    private final HashMap<String, Long> lastAcceptedSecondByAddress = new HashMap<>();
     /** Bound on the addresses remembered; past it, stale ones are dropped and, if none is stale, new ones wait. */
     static final int MAX_RATE_LIMITED_ADDRESSES = 65_536;
 

@@ -1,5 +1,7 @@
 package io.strata.streaming.auth;
 
+import java.util.Locale;
+
 /**
  * The UUID test Netdata applies to API keys and machine GUIDs ({@code regenerate_guid()}, i.e.
  * libuuid's {@code uuid_parse()}): exactly 36 characters, {@code -} at positions 8, 13, 18 and 23,
@@ -19,7 +21,7 @@ public final class Uuids {
         if (text == null || !isUuid(text)) {
             return text;
         }
-        return text.toLowerCase(java.util.Locale.ROOT);
+        return text.toLowerCase(Locale.ROOT);
     }
 
     public static boolean isUuid(String text) {

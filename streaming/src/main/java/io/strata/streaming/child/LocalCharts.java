@@ -13,6 +13,9 @@ import io.strata.streaming.sender.ChildStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Arrays;
+import java.util.function.UnaryOperator;
+import java.lang.invoke.VarHandle;
 
 /**
  * The charts a node collects itself: defined in its engine under its own host, completed by a
@@ -89,14 +92,14 @@ public final class LocalCharts implements ChildStream.CollectionState {
     private final List<CollectionListener> listeners = new CopyOnWriteArrayList<>();
 
     public LocalCharts(StorageEngine engine, HostInfo host) {
-        this(engine, host, java.util.function.UnaryOperator.identity());
+        this(engine, host, UnaryOperator.identity());
     }
 
     /**
      * As {@link #LocalCharts(StorageEngine, HostInfo)}, the collectors storing through
      * {@code wrap} applied to the engine's sink (tests that act in the middle of a collection).
      */
-    public LocalCharts(StorageEngine engine, HostInfo host, java.util.function.UnaryOperator<StoredPointSink> wrap) {
+    public LocalCharts(StorageEngine engine, HostInfo host, UnaryOperator<StoredPointSink> wrap) {
         this.engine = engine;
         this.host = host;
         engine.metadata().upsertHost(host);
@@ -136,7 +139,7 @@ public final class LocalCharts implements ChildStream.CollectionState {
         charts.add(c);
         Chart[] a = byChartId;
         if (chartId >= a.length) {
-            a = java.util.Arrays.copyOf(a, Math.max(chartId + 1, a.length * 2));
+            a = Arrays.copyOf(a, Math.max(chartId + 1, a.length * 2));
         }
         a[chartId] = c;
         byChartId = a;
@@ -155,7 +158,7 @@ public final class LocalCharts implements ChildStream.CollectionState {
     public void collect(Chart c, long[] values, boolean[] updated, long nowMicros) {
         // odd: a collection is under way (the collector's state and the engine move apart)
         c.collectionVersion++;
-        java.lang.invoke.VarHandle.storeStoreFence();
+        VarHandle.storeStoreFence();
         try {
             collectInto(c, values, updated, nowMicros);
         } finally {
@@ -204,7 +207,7 @@ public final class LocalCharts implements ChildStream.CollectionState {
      */
     public boolean collectionUnchangedSince(int chartId, long version) {
         // the state read before this check is not reordered after it
-        java.lang.invoke.VarHandle.acquireFence();
+        VarHandle.acquireFence();
         return (version & 1) == 0 && collectionVersion(chartId) == version;
     }
 

@@ -1,5 +1,7 @@
 package io.strata.streaming.collect;
 
+import io.strata.engine.StorageEngine;
+
 /**
  * Where a {@link ChartCollector} puts the points it computes: one call per dimension per slot,
  * in increasing slot time for a given dimension. The engine adapter implements it.
@@ -23,7 +25,7 @@ public interface StoredPointSink {
     void store(int metricId, long pointTimeSeconds, int updateEvery, double value, int flags);
 
     /** The sink that stores into {@code engine}: NaN is a gap. */
-    static StoredPointSink into(io.strata.engine.StorageEngine engine) {
+    static StoredPointSink into(StorageEngine engine) {
         return (metricId, time, updateEvery, value, flags) -> {
             if (Double.isNaN(value)) {
                 engine.storeGap(metricId, time, updateEvery);

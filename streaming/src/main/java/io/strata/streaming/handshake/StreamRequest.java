@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.nio.charset.CharacterCodingException;
 
 /**
  * The child's {@code STREAM} request (docs/protocol/netdata-stream.md §2.1), immutable.
@@ -806,7 +807,7 @@ public final class StreamRequest {
                     .onUnmappableCharacter(CodingErrorAction.REPLACE)
                     .decode(ByteBuffer.wrap(data, from, to - from))
                     .toString();
-        } catch (java.nio.charset.CharacterCodingException impossible) {
+        } catch (CharacterCodingException impossible) {
             // REPLACE never reports an error
             throw new IllegalStateException(impossible);
         }

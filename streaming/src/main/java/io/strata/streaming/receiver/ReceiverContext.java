@@ -4,6 +4,8 @@ import io.strata.engine.StorageEngine;
 import io.strata.streaming.auth.StreamAuthorizer;
 
 import java.util.function.LongSupplier;
+import java.time.Instant;
+import io.strata.engine.time.Clocks;
 
 /**
  * What every receiver of a node shares: the engine, the authoriser, the live streams, limits and
@@ -46,7 +48,7 @@ public record ReceiverContext(StorageEngine engine, StreamAuthorizer authorizer,
 
     public static LongSupplier wallClockMicros() {
         return () -> {
-            java.time.Instant i = java.time.Instant.now();
+            Instant i = Clocks.system().instant();
             return i.getEpochSecond() * 1_000_000L + i.getNano() / 1000;
         };
     }

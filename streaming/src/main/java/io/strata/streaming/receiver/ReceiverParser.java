@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The parent's side of one stream after the handshake: every keyword a 1.37.1 child sends
@@ -32,7 +34,7 @@ import java.util.function.LongSupplier;
  */
 public final class ReceiverParser implements LineSplitter.LineConsumer {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReceiverParser.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ReceiverParser.class);
 
     private static final byte[] K_SET = ascii("SET");
     private static final byte[] K_BEGIN = ascii("BEGIN");

@@ -5,6 +5,7 @@ import io.strata.streaming.auth.StreamAuthorizer;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Locale;
 
 /**
  * The streams a parent is receiving, by machine GUID: a second connection of a host that still
@@ -117,6 +118,6 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
     }
 
     private static String key(String guid) {
-        return guid.toLowerCase(java.util.Locale.ROOT);
+        return guid.toLowerCase(Locale.ROOT);
     }
 }

@@ -20,6 +20,11 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.UUID;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.strata.streaming.handshake.HandshakeReplies;
+import java.nio.charset.StandardCharsets;
+import io.strata.engine.time.Clocks;
+import io.strata.streaming.server.ConnectionGuard;
 
 /**
  * Reads a {@code STREAM} request (up to the blank line, at most 8 KiB as Netdata's web server),
@@ -101,11 +106,11 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         } catch (StreamRequestException e) {
             logRefusal(ctx, "unreadable STREAM request", "unreadable STREAM request: "
                     + LogText.escape(e.getMessage()));
-            refuse(ctx, io.strata.streaming.handshake.HandshakeReplies.NOT_PERMITTED.getBytes(
-                    java.nio.charset.StandardCharsets.US_ASCII), rest, more);
+            refuse(ctx, HandshakeReplies.NOT_PERMITTED.getBytes(
+                    StandardCharsets.US_ASCII), rest, more);
             return;
         }
-        StreamAuthorizer.Decision d = rc.authorizer().decide(req, remote, System.currentTimeMillis(), rc.registry());
+        StreamAuthorizer.Decision d = rc.authorizer().decide(req, remote, Clocks.wallMillis(), rc.registry());
         if (!d.accepted()) {
             rc.stats().connectionsRefused.increment();
             logRefusal(ctx, "stream refused: " + d.kind(), "refused stream of host '"
@@ -120,10 +125,10 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         HostInfo host = new HostInfo(guid, req.hostname(), req.os(), req.timezone(),
                 req.updateEvery() > 0 ? req.updateEvery() : 1, null);
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
-                ctx.channel(), System.currentTimeMillis());
+                ctx.channel(), Clocks.wallMillis());
         ParentCommands commands = line -> {
             rc.stats().bytesSent.add(line.length());
-            ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, java.nio.charset.StandardCharsets.UTF_8));
+            ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, StandardCharsets.UTF_8));
         };
         ReceiverReplication planner = rc.replication().forStream(d.settings());
         ReceiverParser parser;
@@ -150,7 +155,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         parser.observe(observer);
         rc.stats().connectionsAccepted.increment();
-        io.strata.streaming.server.ConnectionGuard guard = io.strata.streaming.server.ConnectionGuard.of(ctx.channel());
+        ConnectionGuard guard = ConnectionGuard.of(ctx.channel());
         if (guard != null) {
             guard.handshakeDone();
         }
@@ -159,7 +164,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         // the reply must reach the child in one piece and before anything else
         ctx.writeAndFlush(Unpooled.wrappedBuffer(d.reply()));
         // a definition burst asks a REPLAY_CHART per chart: one flush (a syscall) per read, not per command
-        p.addLast("stream-flush-consolidation", new io.netty.handler.flush.FlushConsolidationHandler(256, true));
+        p.addLast("stream-flush-consolidation", new FlushConsolidationHandler(256, true));
         p.addLast("stream-timeout", new ReadTimeoutHandler(rc.receiveTimeoutSeconds()));
         if (Capabilities.has(caps, Capabilities.COMPRESSION)) {
             p.addLast("stream-lz4", new Lz4StreamFrameDecoder());
@@ -179,7 +184,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     /** Refusals repeat (a child retrying, a client hammering): one line per address and kind every 10 s. */
     private static void logRefusal(ChannelHandlerContext ctx, String kind, String message) {
-        io.strata.streaming.server.ConnectionGuard guard = io.strata.streaming.server.ConnectionGuard.of(ctx.channel());
+        ConnectionGuard guard = ConnectionGuard.of(ctx.channel());
         if (guard != null) {
             guard.log(kind, message);
         } else {

@@ -10,6 +10,9 @@ import io.strata.streaming.wire.LineSplitter;
 import io.strata.streaming.wire.StreamProtocolException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.io.IOException;
+import io.strata.engine.time.Clocks;
+import io.strata.streaming.server.LogText;
 
 /**
  * The stream of one host after the handshake: (decompressed) bytes to lines to the parser. A
@@ -51,7 +54,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             stats.bytesReceived.add(buf.readableBytes());
-            active.lastDataMillis = System.currentTimeMillis();
+            active.lastDataMillis = Clocks.wallMillis();
             try {
                 lines.feed(buf, parser);
             } finally {
@@ -89,7 +92,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
         } else if (cause instanceof ReadTimeoutException) {
             LOG.warn("{}: no data for the receive timeout; closing the stream", who);
             close(ctx);
-        } else if (cause instanceof java.io.IOException) {
+        } else if (cause instanceof IOException) {
             LOG.info("{}: connection error: {}", who, cause.getMessage());
             close(ctx);
         } else {
@@ -113,7 +116,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
     private void protocolError(ChannelHandlerContext ctx, String message) {
         stats.protocolErrors.increment();
         // the message quotes what the child sent: escaped, so that it cannot forge log lines
-        LOG.warn("{}: protocol error, closing the stream: {}", who, io.strata.streaming.server.LogText.escape(message));
+        LOG.warn("{}: protocol error, closing the stream: {}", who, LogText.escape(message));
         closeReason = "protocol error: " + message;
         close(ctx);
     }

@@ -10,7 +10,6 @@ import io.strata.engine.meta.HostInfo;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.engine.registry.MetricRegistry;
 
-import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +18,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
+import io.strata.engine.time.Clocks;
 
 /**
  * What one connected child sends for a host whose data lives in a local {@link StorageEngine}:
@@ -136,7 +136,7 @@ public final class ChildStream {
     /** Unclaimed, Netdata's label sources, no chart options, the system clock, 60 resync iterations. */
     public ChildStream(StorageEngine engine, UUID hostGuid) {
         this(engine, hostGuid, null, LabelSources.NETDATA, c -> 0,
-                () -> Clock.systemUTC().millis() / 1000, DEFAULT_CLOCK_RESYNC_ITERATIONS);
+                () -> Clocks.system().millis() / 1000, DEFAULT_CLOCK_RESYNC_ITERATIONS);
     }
 
     /**

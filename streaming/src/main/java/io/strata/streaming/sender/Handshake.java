@@ -1,5 +1,9 @@
 package io.strata.streaming.sender;
 
+import io.strata.streaming.handshake.HandshakeReplies;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Function;
+
 /**
  * The two ends of a child's handshake, injected into {@link StreamSender} (the handshake package
  * implements them: the request of §2.1 and the reply rules of §2.2).
@@ -10,7 +14,7 @@ public interface Handshake {
      * A Netdata 1.37.1 child's handshake: the given request, and the parent's reply judged as
      * the C sender judges it (§2.2), with the postponement each refusal earns.
      */
-    static Handshake netdata(java.util.function.Function<Destination, byte[]> request) {
+    static Handshake netdata(Function<Destination, byte[]> request) {
         return new Handshake() {
             @Override
             public byte[] request(Destination d) {
@@ -19,13 +23,13 @@ public interface Handshake {
 
             @Override
             public Outcome parseReply(byte[] reply, int len) {
-                io.strata.streaming.handshake.HandshakeReplies.Reply r =
-                        io.strata.streaming.handshake.HandshakeReplies.parseReply(reply, len);
-                if (r.kind() == io.strata.streaming.handshake.HandshakeReplies.Kind.ACCEPTED) {
+                HandshakeReplies.Reply r =
+                        HandshakeReplies.parseReply(reply, len);
+                if (r.kind() == HandshakeReplies.Kind.ACCEPTED) {
                     return Outcome.accepted(r.capabilities());
                 }
                 return Outcome.refused(r.postponeSeconds(), r.kind() + ": "
-                        + new String(reply, 0, Math.min(len, 200), java.nio.charset.StandardCharsets.UTF_8));
+                        + new String(reply, 0, Math.min(len, 200), StandardCharsets.UTF_8));
             }
         };
     }

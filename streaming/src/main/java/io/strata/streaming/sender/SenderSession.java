@@ -173,7 +173,7 @@ public final class SenderSession {
     /** Closes the session when bytes have waited longer than {@code timeoutNanos} without progress. */
     void closeIfStalled(long nowNanos, long timeoutNanos) {
         if (pending.get() > 0 && nowNanos - lastProgressNanos > timeoutNanos) {
-            log.error("STREAM {} [send to {}]: could not send metrics for {} seconds - closing connection"
+            log.warn("STREAM {} [send to {}]: could not send metrics for {} seconds - closing connection"
                     + " - we have sent {} bytes on this connection", hostName, destination, timeoutNanos / 1_000_000_000L,
                     sent.get());
             close("could not send data for " + timeoutNanos / 1_000_000_000L + " seconds");

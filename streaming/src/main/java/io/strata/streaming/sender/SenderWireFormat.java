@@ -482,7 +482,7 @@ public final class SenderWireFormat {
     public static void functionNotFound(ByteBuf out, String transaction) {
         functionResultBegin(out, transaction, 404, "application/json", 0);
         out.writeCharSequence("{\"status\":404,\"error_message\":\"No function with this name found.\"}\n",
-                java.nio.charset.StandardCharsets.UTF_8);
+                StandardCharsets.UTF_8);
         functionResultEnd(out);
     }
 

@@ -31,8 +31,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import io.strata.engine.log.RepeatedFailureLog;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.util.concurrent.Future;
+import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.handshake.HandshakeReplies;
+import io.strata.streaming.server.TlsContexts;
+import io.strata.streaming.server.Transports;
+import io.strata.streaming.wire.Lz4StreamFrameEncoder;
+import java.io.IOException;
+import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 /**
  * The child side of streaming for one host: connects to the first available parent of a
@@ -61,15 +74,17 @@ public final class StreamSender implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StreamSender.class);
 
     /** Netdata's postponement when the parent does not reply (timeout or close). */
-    public static final int POSTPONE_NO_REPLY = io.strata.streaming.handshake.HandshakeReplies.POSTPONE_NO_REPLY;
+    public static final int POSTPONE_NO_REPLY = HandshakeReplies.POSTPONE_NO_REPLY;
     /** Netdata's postponement when the request cannot be sent. */
-    public static final int POSTPONE_SEND_FAILED = io.strata.streaming.handshake.HandshakeReplies.POSTPONE_SEND_TIMEOUT;
+    public static final int POSTPONE_SEND_FAILED = HandshakeReplies.POSTPONE_SEND_TIMEOUT;
     /** The child reads the reply with one {@code recv()} of at most this many bytes. */
-    public static final int MAX_REPLY_BYTES = io.strata.streaming.handshake.HandshakeReplies.MAX_REPLY_BYTES;
+    public static final int MAX_REPLY_BYTES = HandshakeReplies.MAX_REPLY_BYTES;
     /** The capability that makes the child compress (§7). */
-    public static final long CAP_COMPRESSION = io.strata.streaming.handshake.Capabilities.COMPRESSION;
+    public static final long CAP_COMPRESSION = Capabilities.COMPRESSION;
     /** The longest line the parent may send us (the C sender's read buffer). */
     public static final int MAX_COMMAND_LINE_BYTES = 16384;
+    /** A destination that keeps failing gets one summary line per this period. */
+    public static final long FAILURE_SUMMARY_PERIOD_MILLIS = 60_000;
 
     /**
      * @param timeout         stream.conf {@code timeout seconds} (600): sending the request,
@@ -115,6 +130,11 @@ public final class StreamSender implements AutoCloseable {
     private volatile boolean running;
     private volatile SenderSession current;
     private volatile SslContext clientTls;
+    /**
+     * Lost connections and failed attempts, per destination: a parent that restarts is an event
+     * for an operator, not an error; a destination down for an hour gives a line a minute.
+     */
+    private final RepeatedFailureLog failures;
 
     /**
      * @param hostName     for the log
@@ -133,9 +153,11 @@ public final class StreamSender implements AutoCloseable {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.config = Objects.requireNonNull(config, "config");
         this.ownsGroup = group == null;
-        this.group = group != null ? group : io.strata.streaming.server.Transports.group(1);
-        this.thread = new Thread(this::run, "stream-sender[" + hostName + "]");
+        this.group = group != null ? group : Transports.group(1);
+        this.thread = StrataThreads.newThread(this::run, "stream-sender[" + hostName + "]");
         this.thread.setDaemon(true);
+        this.failures = new RepeatedFailureLog(RepeatedFailureLog.forWarn(log), FAILURE_SUMMARY_PERIOD_MILLIS,
+                destinations::nowMillis);
     }
 
     /**
@@ -143,27 +165,27 @@ public final class StreamSender implements AutoCloseable {
      * delay, buffer size, compression, TLS for {@code :SSL} destinations), to {@code destination}
      * (a Netdata destination list).
      */
-    public static StreamSender fromSettings(String hostName, io.strata.streaming.auth.StreamConfig.SenderSettings settings,
+    public static StreamSender fromSettings(String hostName, StreamConfig.SenderSettings settings,
                                             String destination, Handshake handshake, SenderListener listener,
                                             EventLoopGroup group) {
         DestinationList destinations = DestinationList.parse(destination, (int) settings.defaultPort(),
-                System::currentTimeMillis);
+                Clocks::wallMillis);
         Config cfg = new Config(Duration.ofSeconds(settings.timeoutSeconds()),
                 Duration.ofSeconds(Math.min(60, settings.timeoutSeconds())),
                 Duration.ofSeconds(settings.reconnectDelaySeconds()), settings.bufferSizeBytes());
         StreamSender sender = new StreamSender(hostName, destinations, handshake,
-                negotiated -> io.strata.streaming.handshake.Capabilities.has(negotiated,
-                        io.strata.streaming.handshake.Capabilities.COMPRESSION)
-                        ? (ChannelHandler) new io.strata.streaming.wire.Lz4StreamFrameEncoder(
-                        io.strata.streaming.handshake.Capabilities.has(negotiated,
-                                io.strata.streaming.handshake.Capabilities.BINARY))
+                negotiated -> Capabilities.has(negotiated,
+                        Capabilities.COMPRESSION)
+                        ? (ChannelHandler) new Lz4StreamFrameEncoder(
+                        Capabilities.has(negotiated,
+                                Capabilities.BINARY))
                         : null,
                 listener, cfg, group);
         if (destinations.entries().stream().anyMatch(e -> e.destination().ssl())) {
             try {
-                sender.withTls(io.strata.streaming.server.TlsContexts.client(settings.sslSkipCertificateVerification(),
+                sender.withTls(TlsContexts.client(settings.sslSkipCertificateVerification(),
                         settings.caFile()));
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 log.error("STREAM {}: {}; TLS destinations will be postponed", hostName, e.getMessage());
             }
         }
@@ -277,7 +299,7 @@ public final class StreamSender implements AutoCloseable {
     private Channel tcpConnect(Destination d) throws InterruptedException {
         InetSocketAddress address = d.socketAddress();
         if (address.isUnresolved()) {
-            log.error("STREAM {} [send to {}]: cannot resolve host '{}'", hostName, d, d.host());
+            failed(d, "cannot resolve host '" + d.host() + "'");
             return null;
         }
         SslContext tls = clientTls;
@@ -289,17 +311,17 @@ public final class StreamSender implements AutoCloseable {
         log.info("STREAM {}: connecting to '{}' (port {})...", hostName, d, d.port());
         Bootstrap b = new Bootstrap()
                 .group(group)
-                .channel(io.strata.streaming.server.Transports.socketChannel(group))
+                .channel(Transports.socketChannel(group))
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
                 // one read of at most 8192 bytes, like the C recv() of the reply
                 .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_REPLY_BYTES))
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
-                    public void handlerAdded(io.netty.channel.ChannelHandlerContext ctx) throws Exception {
-                        if (io.strata.streaming.server.Transports.isEpoll(group)) {
+                    public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
+                        if (Transports.isEpoll(group)) {
                             // unacknowledged data for longer than the timeout ends the connection: a
                             // silent partition is noticed, and the next destination tried, in time
-                            ctx.channel().config().setOption(io.netty.channel.epoll.EpollChannelOption.TCP_USER_TIMEOUT,
+                            ctx.channel().config().setOption(EpollChannelOption.TCP_USER_TIMEOUT,
                                     (int) Math.min(Integer.MAX_VALUE, config.timeout().toMillis()));
                         }
                         super.handlerAdded(ctx);
@@ -317,21 +339,20 @@ public final class StreamSender implements AutoCloseable {
         if (!f.await(config.connectTimeout().toMillis() + 1000)) {
             f.cancel(false);
             f.channel().close();
-            log.error("STREAM {} [send to {}]: connect did not complete in time", hostName, d);
+            failed(d, "connect did not complete in time");
             return null;
         }
         if (!f.isSuccess()) {
-            log.error("STREAM {} [send to {}]: failed to connect: {}", hostName, d, f.cause() == null ? "cancelled"
-                    : f.cause().getMessage());
+            failed(d, "failed to connect: " + (f.cause() == null ? "cancelled" : f.cause().getMessage()));
             return null;
         }
         if (d.ssl()) {
             // as Netdata: a TLS failure (handshake, certificate) postpones the destination 300 s
             SslHandler h = f.channel().pipeline().get(SslHandler.class);
-            io.netty.util.concurrent.Future<Channel> done = h.handshakeFuture();
+            Future<Channel> done = h.handshakeFuture();
             if (!done.await(config.connectTimeout().toMillis() + 1000) || !done.isSuccess()) {
                 String why = done.cause() == null ? "timeout" : done.cause().getMessage();
-                log.error("STREAM {} [send to {}]: TLS handshake failed: {} - will retry in 300 secs", hostName, d, why);
+                failed(d, "TLS handshake failed: " + why + " - will retry in 300 secs");
                 f.channel().close();
                 destinations.postpone(d, 300, "TLS handshake failed: " + why);
                 return null;
@@ -353,8 +374,8 @@ public final class StreamSender implements AutoCloseable {
         ChannelFuture sent = ch.writeAndFlush(Unpooled.wrappedBuffer(request));
         if (!sent.await(timeoutMillis) || !sent.isSuccess()) {
             ch.close();
-            log.error("STREAM {} [send to {}]: failed to send the request to the remote netdata ({})", hostName, d,
-                    sent.cause() == null ? "timeout" : sent.cause().getMessage());
+            failed(d, "failed to send the request to the remote netdata ("
+                    + (sent.cause() == null ? "timeout" : sent.cause().getMessage()) + ")");
             destinations.postpone(d, POSTPONE_SEND_FAILED, "timeout while sending request");
             return null;
         }
@@ -369,8 +390,7 @@ public final class StreamSender implements AutoCloseable {
         if (reply == null || reply.length == 0) {
             ch.close();
             String why = reply == null ? "timeout while expecting first response" : "connection closed before a response";
-            log.error("STREAM {} [send to {}]: remote netdata does not respond ({}) - will retry in {} secs", hostName, d,
-                    why, POSTPONE_NO_REPLY);
+            failed(d, "remote netdata does not respond (" + why + ") - will retry in " + POSTPONE_NO_REPLY + " secs");
             destinations.postpone(d, POSTPONE_NO_REPLY, why);
             return null;
         }
@@ -383,13 +403,16 @@ public final class StreamSender implements AutoCloseable {
         }
         if (!outcome.accepted()) {
             ch.close();
-            if (outcome.reason().startsWith(io.strata.streaming.handshake.HandshakeReplies.Kind.ALREADY_STREAMING.name())) {
+            if (outcome.reason().startsWith(HandshakeReplies.Kind.ALREADY_STREAMING.name())) {
                 // normal in a cluster: the parent already has this host, from the host itself or a peer
                 log.info("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
                         outcome.postponeSeconds());
-            } else {
+            } else if (outcome.reason().startsWith(HandshakeReplies.Kind.NOT_PERMITTED.name())) {
+                // the parent's stream.conf refuses this API key or host: a person has to act
                 log.error("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, d, outcome.reason(),
                         outcome.postponeSeconds());
+            } else {
+                failed(d, outcome.reason() + " - will retry in " + outcome.postponeSeconds() + " secs");
             }
             destinations.postpone(d, outcome.postponeSeconds(), outcome.reason());
             return null;
@@ -404,6 +427,7 @@ public final class StreamSender implements AutoCloseable {
             return null;
         }
         log.info("STREAM {} [send to {}]: established link with negotiated capabilities {}", hostName, d, caps);
+        failures.recovered(logKey(d), "connected");
         current = session;
         try {
             listener.onConnected(session, caps);
@@ -458,8 +482,7 @@ public final class StreamSender implements AutoCloseable {
                     }
                 } else if (ev instanceof SenderSession.Disconnected d) {
                     current = null;
-                    log.error("STREAM {} [send to {}]: connection lost: {} - {} bytes sent", hostName, s.destination(),
-                            d.reason(), s.sentBytes());
+                    failed(s.destination(), "connection lost: " + d.reason() + " - " + s.sentBytes() + " bytes sent");
                     notifyDisconnected(d.reason());
                     return;
                 }
@@ -470,6 +493,21 @@ public final class StreamSender implements AutoCloseable {
             notifyDisconnected("sender stopped");
             throw e;
         }
+    }
+
+    /** A failure that repeats while a parent is down: WARN, rate-limited per destination. */
+    private void failed(Destination d, String what) {
+        String key = logKey(d);
+        failures.failed(key, key + ": " + what);
+    }
+
+    private String logKey(Destination d) {
+        return "STREAM " + hostName + " [send to " + d + "]";
+    }
+
+    /** Failures logged or counted for {@code d} since it last connected (for tests). */
+    long failuresSinceConnected(Destination d) {
+        return failures.failures(logKey(d));
     }
 
     private void notifyDisconnected(String reason) {

@@ -1,6 +1,7 @@
 package io.strata.streaming.server;
 
 import io.netty.channel.ChannelPipeline;
+import java.util.Set;
 
 /**
  * Builds the HTTP side of the node's one port. The streaming module knows nothing of HTTP: the
@@ -20,10 +21,10 @@ public interface HttpPipelineInstaller {
      * @param handshakeDone              to call once the first request is whole: the connection then stops
      *                                   counting against {@code max handshakes in progress}
      */
-    record HttpConnection(java.util.Set<WebPermission> permissions, boolean tls, boolean redirectToTls,
+    record HttpConnection(Set<WebPermission> permissions, boolean tls, boolean redirectToTls,
                           int firstRequestTimeoutSeconds, Runnable handshakeDone) {
         public HttpConnection {
-            permissions = java.util.Set.copyOf(permissions);
+            permissions = Set.copyOf(permissions);
             if (handshakeDone == null) {
                 handshakeDone = () -> { };
             }

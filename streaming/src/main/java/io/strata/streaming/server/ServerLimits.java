@@ -1,5 +1,7 @@
 package io.strata.streaming.server;
 
+import java.lang.management.ManagementFactory;
+
 /**
  * What one client may hold of the node's port before and after it is trusted. A connection is
  * <em>in its handshake</em> from the accept until the parent accepted its {@code STREAM}, or until its
@@ -52,7 +54,7 @@ public record ServerLimits(int firstRequestTimeoutSeconds, int maxConnections, i
     /** Netdata's default of {@code web server max sockets}: the open-files limit / 4 (at least 256). */
     public static int defaultMaxConnections() {
         long fds = 4096;
-        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        if (ManagementFactory.getOperatingSystemMXBean()
                 instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
             fds = unix.getMaxFileDescriptorCount();
         }

@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import io.netty.channel.WriteBufferWaterMark;
 
 /** The node's one listening port (Netdata's {@code [web] bind to}): streams and HTTP. */
 public final class StreamServer implements Closeable {
@@ -29,8 +30,8 @@ public final class StreamServer implements Closeable {
     /** Bytes of output queued per connection at which it turns unwritable (high) and writable again (low). */
     public static final int WRITE_HIGH_WATER_MARK = 128 * 1024;
     public static final int WRITE_LOW_WATER_MARK = 32 * 1024;
-    private static final io.netty.channel.WriteBufferWaterMark WRITE_WATER_MARK =
-            new io.netty.channel.WriteBufferWaterMark(WRITE_LOW_WATER_MARK, WRITE_HIGH_WATER_MARK);
+    private static final WriteBufferWaterMark WRITE_WATER_MARK =
+            new WriteBufferWaterMark(WRITE_LOW_WATER_MARK, WRITE_HIGH_WATER_MARK);
 
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;

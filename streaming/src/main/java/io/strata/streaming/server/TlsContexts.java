@@ -8,6 +8,7 @@ import javax.net.ssl.SSLException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.strata.streaming.auth.StreamConfig;
 
 /** TLS for the node's port ({@code [web] ssl key}/{@code ssl certificate}) and for {@code :SSL} destinations. */
 public final class TlsContexts {
@@ -50,7 +51,7 @@ public final class TlsContexts {
                     throw new IOException("TLS: cannot build the client context from CAfile " + caFile + ": "
                             + e.getMessage(), e);
                 }
-            } else if (!caFile.equals(io.strata.streaming.auth.StreamConfig.SenderSettings.DEFAULT_CA_FILE)) {
+            } else if (!caFile.equals(StreamConfig.SenderSettings.DEFAULT_CA_FILE)) {
                 throw new IOException("TLS: CAfile " + caFile + " cannot be read"
                         + (Files.exists(ca) ? " (permissions)" : " (no such file)"));
             }
@@ -71,8 +72,8 @@ public final class TlsContexts {
      * @return null when they can be used, else why not
      */
     public static String checkTrustSettings(String caFile, String caPath) {
-        String defaultFile = io.strata.streaming.auth.StreamConfig.SenderSettings.DEFAULT_CA_FILE;
-        String defaultPath = io.strata.streaming.auth.StreamConfig.SenderSettings.DEFAULT_CA_PATH;
+        String defaultFile = StreamConfig.SenderSettings.DEFAULT_CA_FILE;
+        String defaultPath = StreamConfig.SenderSettings.DEFAULT_CA_PATH;
         if (caFile != null && !caFile.isEmpty() && !caFile.equals(defaultFile) && !Files.isReadable(Path.of(caFile))) {
             return "[stream] CAfile = " + caFile + " cannot be read";
         }

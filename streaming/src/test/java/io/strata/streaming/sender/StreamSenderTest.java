@@ -1,5 +1,9 @@
 package io.strata.streaming.sender;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
@@ -27,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,6 +55,8 @@ class StreamSenderTest {
     @BeforeAll
     static void group() {
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        // the loop's thread starts with its first task: here, not in whichever test runs first
+        group.next().submit(() -> { }).syncUninterruptibly();
     }
 
     @AfterAll
@@ -359,5 +366,62 @@ class StreamSenderTest {
             assertNull(sender.session());
             assertFalse(r.sessions.get(0).write(text("late\n")), "a closed session refuses blocks");
         }
+    }
+
+    private static ListAppender<ILoggingEvent> senderLog() {
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        ((Logger) LoggerFactory.getLogger(StreamSender.class)).addAppender(logged);
+        return logged;
+    }
+
+    private static List<String> lines(ListAppender<ILoggingEvent> logged, Level level) {
+        return logged.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
+    }
+
+    @Test
+    void aDestinationThatKeepsRefusingIsOneWarningNotAnErrorPerAttempt() throws Exception {
+        int down = FakeParent.closedPort();
+        Recorder r = new Recorder();
+        ListAppender<ILoggingEvent> logged = senderLog();
+        try (StreamSender sender = sender("127.0.0.1:" + down, r,
+                config(Duration.ofSeconds(2), Duration.ofMillis(10), 1 << 20), caps -> null)) {
+            sender.start();
+            Destination d = sender.destinations().entries().get(0).destination();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
+            while (sender.failuresSinceConnected(d) < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(sender.failuresSinceConnected(d) >= 5, "the sender kept trying");
+        } finally {
+            ((Logger) LoggerFactory.getLogger(StreamSender.class)).detachAppender(logged);
+        }
+        assertEquals(List.of(), lines(logged, Level.ERROR));
+        List<String> warnings = lines(logged, Level.WARN);
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).startsWith("STREAM child [send to 127.0.0.1:" + down + "]: failed to connect"),
+                warnings.get(0));
+    }
+
+    @Test
+    void aLostConnectionIsAWarning() throws Exception {
+        ListAppender<ILoggingEvent> logged = senderLog();
+        try (FakeParent p = new FakeParent(FakeParent.Mode.ACCEPT, ACCEPT_15296)) {
+            Recorder r = new Recorder();
+            try (StreamSender sender = sender("127.0.0.1:" + p.port(), r,
+                    config(Duration.ofSeconds(2), Duration.ofMillis(10), 1 << 20), caps -> null)) {
+                sender.start();
+                assertTrue(r.next().startsWith("connected"));
+                p.nextConnection(WAIT).close();
+                assertTrue(r.next().startsWith("disconnected"));
+                assertTrue(r.next().startsWith("connected"), "reconnected at once");
+            }
+        } finally {
+            ((Logger) LoggerFactory.getLogger(StreamSender.class)).detachAppender(logged);
+        }
+        assertEquals(List.of(), lines(logged, Level.ERROR));
+        List<String> warnings = lines(logged, Level.WARN);
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).contains("connection lost"), warnings.get(0));
     }
 }
