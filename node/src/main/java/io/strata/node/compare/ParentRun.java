@@ -78,7 +78,7 @@ final class ParentRun {
             double windowSeconds = (p1.nanoTime() - p0.nanoTime()) / 1e9;
             List<String> queryErrors = new ArrayList<>();
             long[] rows = readBack(http, windowStartEpoch, windowEndEpoch, queryErrors);
-            double[] reported = netdataReportedBytesPerSample(parent, http);
+            double[] reported = netdataReportedBytesPerSample(parent, http, s.seconds());
             progress.printf("%s: stopping the parent%n", parent.name());
             parent.close();
             long tier0Bytes = ParentUnderTest.bytesUnder(parent.tier0Dir());
@@ -219,16 +219,19 @@ final class ParentRun {
         return new long[]{rows, nulls};
     }
 
-    /** Netdata's own figure: 4 bytes a point x (1 - the savings its dbengine compression chart shows). */
-    private static double[] netdataReportedBytesPerSample(ParentUnderTest parent, ParentHttp http) {
+    /**
+     * Netdata's own figure: 4 bytes a point x (1 - the savings its dbengine compression chart shows,
+     * averaged over the window); NaN while it has shown none.
+     */
+    private static double[] netdataReportedBytesPerSample(ParentUnderTest parent, ParentHttp http, int seconds) {
         if (!(parent instanceof NetdataParent)) {
             return new double[]{Double.NaN};
         }
         try {
-            JsonNode d = http.json("/api/v1/data?chart=netdata.dbengine_compression_ratio&after=-30&points=1"
-                    + "&group=average&format=json");
+            JsonNode d = http.json("/api/v1/data?chart=netdata.dbengine_compression_ratio&after=-" + seconds
+                    + "&points=1&group=average&format=json");
             JsonNode row = d.path("data").path(0);
-            if (row.size() >= 2 && row.get(1).isNumber()) {
+            if (row.size() >= 2 && row.get(1).isNumber() && row.get(1).asDouble() > 0) {
                 return new double[]{4.0 * (1 - row.get(1).asDouble() / 100.0)};
             }
         } catch (IOException e) {
