@@ -15,7 +15,7 @@ public record CompareSettings(int children, int charts, int dimensions, double r
     public static final long[] QUOTA_MB = {1024, 512, 256};
     public static final long PAGE_CACHE_MB = 32;
     /** The load runs this much past the window, so that the window never sees the load stop. */
-    static final int TAIL_SECONDS = 5;
+    static final int TAIL_SECONDS = 10;
 
     public CompareSettings {
         if (children <= 0 || charts <= 0 || dimensions <= 0 || seconds <= 0 || warmup < 0 || rate <= 0) {

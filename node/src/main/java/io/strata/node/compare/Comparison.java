@@ -53,7 +53,7 @@ public final class Comparison {
                 progress.println("netdata: skipped: " + skipped);
             }
             ParentMeasurement strata = measure(run, new StrataParent(s.scratch().resolve("strata"), freePort(),
-                    s.compression()));
+                    s.compression(), s.children()));
             return new Result(s, strata, netdata, skipped, machine(), load);
         } finally {
             try {

@@ -23,10 +23,12 @@ final class StrataParent implements ParentUnderTest {
     private final Path dir;
     private final int port;
     private final boolean compression;
+    private final int fleet;
     private Process process;
 
-    StrataParent(Path dir, int port, boolean compression) {
+    StrataParent(Path dir, int port, boolean compression, int fleet) {
         this.dir = dir;
+        this.fleet = fleet;
         this.port = port;
         this.compression = compression;
     }
@@ -70,6 +72,11 @@ final class StrataParent implements ParentUnderTest {
                 + "\thostname = compare-strata-parent\n"
                 + ParentUnderTest.dbSection()
                 + "[web]\n\tbind to = 127.0.0.1:" + port + "\n"
+                // the whole fleet connects from 127.0.0.1 at once: lift Strata's per-address guards,
+                // which Netdata 1.37.1 does not have, to the fleet's size
+                + "\tmax connections per client address = " + (fleet + 64) + "\n"
+                + "\tmax handshakes in progress = " + Math.max(1024, fleet + 64) + "\n"
+                + "\tmax handshakes in progress per client address = " + (fleet + 64) + "\n"
                 + "[directories]\n\tcache = " + dir.resolve("cache") + "\n\tlib = " + dir.resolve("lib") + "\n"
                 + "[plugins]\n\tproc = no\n");
         Files.writeString(dir.resolve("stream.conf"), ParentUnderTest.streamConf(compression));
