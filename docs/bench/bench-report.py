@@ -93,6 +93,11 @@ FIGURES = {
         command="./strata node --config DIR &   # a parent: 3 tiers, one API key, [web] bind to = 127.0.0.1:PORT\n"
                 "./strata load --parent 127.0.0.1:PORT --children 20 --metrics-per-child 5000 --seconds 30 "
                 "--compression on --parent-pid PID --json"),
+    "compare-netdata": dict(
+        title="Strata against Netdata 1.37.1 as a parent, same machine, same real-time load, ratios Strata/Netdata",
+        kind="manual", metric="ratios_strata_to_netdata.cpu_ns_per_sample", unit="Strata/Netdata, CPU per sample",
+        scale=1, goal=0.2, goal_op="<=",
+        command="./strata compare --children 100 --charts 50 --dimensions 8 --seconds 120 --warmup 30 --json"),
     "api-data-p99": dict(
         title="/api/v1/data p99, 64 clients sending 1 000 requests/s, beside a real Netdata parent",
         kind="manual", metric="p99_ms", unit="ms", scale=1, goal=2, goal_op="<=",

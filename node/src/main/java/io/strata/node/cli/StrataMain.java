@@ -20,6 +20,7 @@ import picocli.CommandLine.HelpCommand;
                 DiskCheckCommand.class,
                 NodeCommand.class,
                 LoadCommand.class,
+                CompareCommand.class,
                 AttackCommand.class,
                 DemoCommand.class,
                 ChaosCommand.class,
