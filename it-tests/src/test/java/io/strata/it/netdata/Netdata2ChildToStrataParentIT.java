@@ -1,0 +1,93 @@
+package io.strata.it.netdata;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.MetadataStore;
+import io.strata.streaming.receiver.ReceiverStats;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A real Netdata 2.9.0 child streams into a Strata parent with LZ4: the link is established (2.x
+ * falls back to the text protocol of the capabilities Strata answers), every chart and dimension
+ * of the child becomes known to the parent, and for the same seconds every chart's values the
+ * parent stores equal the child's own {@code /api/v1/data} answer.
+ */
+class Netdata2ChildToStrataParentIT {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void netdata2ChildStreamsIntoStrataParent() throws Exception {
+        RealNetdata2.assumeAvailable();
+        try (StrataTestParent parent = StrataTestParent.start(tmp.resolve("strata-parent"), true);
+             RealNetdata2 child = RealNetdata2.child(tmp.resolve("nd2child"), "nd2child", RealNetdata.freePort(),
+                     "127.0.0.1:" + parent.port(), true)) {
+            child.start(Duration.ofSeconds(240));
+            // a 2.x child waits about 18 s after its start before it first connects
+            assertTrue(child.waitForLog("established link with negotiated capabilities", Duration.ofSeconds(90)),
+                    "the child did not connect: " + child.log());
+            List<String> link = child.logLines("established link with negotiated capabilities");
+            assertTrue(link.stream().anyMatch(l -> l.contains("LZ4")), "the link was not negotiated with LZ4: " + link);
+            UUID guid = UUID.fromString(child.machineGuid());
+            ReceiverStats stats = parent.stats();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline && stats.samplesCollected.sum() < 20_000) {
+                Thread.sleep(500);
+            }
+            // a few more seconds of live data past the replicated ones
+            Thread.sleep(12_000);
+            assertTrue(stats.samplesCollected.sum() > 0, "no sample received");
+            assertEquals(0, stats.protocolErrors.sum(), "protocol errors on the parent");
+
+            JsonNode charts = child.get("/api/v1/charts").get("charts");
+            StorageEngine engine = parent.engine();
+            MetadataStore meta = engine.metadata();
+            int hostId = meta.hostId(guid);
+            assertTrue(hostId >= 0, "host " + guid + " unknown to the parent");
+            assertEquals("nd2child", meta.host(hostId).hostname());
+            Map<String, Integer> strataCharts = new HashMap<>();
+            for (int c : meta.charts(hostId)) {
+                strataCharts.put(meta.chart(c).id(), c);
+            }
+            List<String> missing = new ArrayList<>();
+            int dims = 0;
+            for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
+                String id = it.next();
+                Integer c = strataCharts.get(id);
+                if (c == null) {
+                    missing.add("chart " + id);
+                    continue;
+                }
+                Map<String, DimensionInfo> byId = NetdataChildToStrataParentIT.dimensionsById(meta, c);
+                for (Iterator<String> d = charts.get(id).get("dimensions").fieldNames(); d.hasNext(); ) {
+                    String dimId = d.next();
+                    dims++;
+                    if (!byId.containsKey(dimId)) {
+                        missing.add("dimension " + id + "/" + dimId);
+                    }
+                }
+            }
+            assertTrue(missing.isEmpty(), "unknown to the parent: " + missing);
+            assertTrue(charts.size() > 50 && dims > 200, "a real child has hundreds of dimensions: " + dims);
+
+            long before = System.currentTimeMillis() / 1000 - 3;
+            NetdataChildToStrataParentIT.compareValues(child::get, engine, meta, charts, strataCharts,
+                    before - 10, before);
+        }
+    }
+}
