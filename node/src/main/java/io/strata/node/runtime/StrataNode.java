@@ -122,6 +122,18 @@ public final class StrataNode implements Closeable {
         StrataNode node = new StrataNode(config, engine, guid, http, tls, meters);
         if (api != null) {
             node.roles.add(api::close);
+            // /api/v3/stream_info reports the children streaming into this node
+            io.strata.query.http.ApiServices.of(api).streamIngest(new io.strata.query.http.StreamIngest() {
+                @Override
+                public int connectedReceivers() {
+                    return node.receivers().connected();
+                }
+
+                @Override
+                public boolean receiving(UUID host) {
+                    return node.receivers().isConnected(host.toString());
+                }
+            });
         }
         if (gzipGroup != null) {
             io.netty.util.concurrent.EventExecutorGroup g = gzipGroup;

@@ -23,6 +23,7 @@ public final class ApiServices {
     private final CatalogCache catalog;
     private final Map<String, Long> lastScrape = new ConcurrentHashMap<>();
     private final HttpByteCounter byteCounter;
+    private volatile StreamIngest streamIngest = StreamIngest.NONE;
     private volatile io.strata.query.data.QueryBudget.Limits queryLimits =
             io.strata.query.data.QueryBudget.Limits.DEFAULTS;
 
@@ -52,6 +53,15 @@ public final class ApiServices {
 
     public void queryLimits(io.strata.query.data.QueryBudget.Limits limits) {
         this.queryLimits = java.util.Objects.requireNonNull(limits, "limits");
+    }
+
+    /** The node's stream receivers, as {@code /api/v3/stream_info} reports them. */
+    public StreamIngest streamIngest() {
+        return streamIngest;
+    }
+
+    public void streamIngest(StreamIngest ingest) {
+        this.streamIngest = java.util.Objects.requireNonNull(ingest, "ingest");
     }
 
     /** Records that {@code server} scrapes at {@code now}; returns its previous scrape time, or 0. */
