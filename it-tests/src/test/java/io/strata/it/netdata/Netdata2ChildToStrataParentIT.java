@@ -85,6 +85,20 @@ class Netdata2ChildToStrataParentIT {
             assertTrue(missing.isEmpty(), "unknown to the parent: " + missing);
             assertTrue(charts.size() > 50 && dims > 200, "a real child has hundreds of dimensions: " + dims);
 
+            // what the child asks before it reconnects: the parent holds it, live
+            java.net.HttpURLConnection ask = (java.net.HttpURLConnection) java.net.URI.create("http://127.0.0.1:"
+                    + parent.port() + "/api/v3/stream_info?machine_guid=" + guid).toURL().openConnection();
+            assertEquals(200, ask.getResponseCode());
+            JsonNode info;
+            try (java.io.InputStream in = ask.getInputStream()) {
+                info = new com.fasterxml.jackson.databind.ObjectMapper().readTree(in);
+            }
+            assertEquals("child", info.get("ingest_type").asText(), info.toString());
+            assertEquals("online", info.get("ingest_status").asText(), info.toString());
+            assertEquals("live", info.get("db_liveness").asText(), info.toString());
+            assertEquals(1, info.get("receivers").asInt(), info.toString());
+            assertTrue(info.get("last_time_s").asLong() >= System.currentTimeMillis() / 1000 - 10, info.toString());
+
             long before = System.currentTimeMillis() / 1000 - 3;
             NetdataChildToStrataParentIT.compareValues(child::get, engine, meta, charts, strataCharts,
                     before - 10, before);
