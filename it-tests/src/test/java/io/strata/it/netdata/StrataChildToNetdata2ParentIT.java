@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * second point to the last.
  *
  * <p>Each chart's first point is counted, not required: a 2.9.0 parent sometimes lacks it (its
- * {@code first_entry} then is our second point's time; two runs of three lacked it, one held it)
+ * {@code first_entry} then is our second point's time; two runs of four lacked it, two held it)
  * although a 1.37.1 parent keeps it ({@code StrataChildFirstSecondsToNetdataParentIT}); where it is
  * dropped is not found yet (docs/replication.md, "A chart's first seconds").
  */
