@@ -123,6 +123,17 @@ class NetdataChildToStrataParentIT {
      */
     static long compareValues(RealNetdata child, StorageEngine engine, MetadataStore meta, JsonNode charts,
                               Map<String, Integer> strataCharts, long after, long before) throws Exception {
+        return compareValues(child::get, engine, meta, charts, strataCharts, after, before);
+    }
+
+    /** A child's API: the JSON it answers to a path and query (a 1.37.1 or a 2.x agent). */
+    interface ChildApi {
+        JsonNode get(String pathAndQuery) throws java.io.IOException;
+    }
+
+    /** As above, for any child that answers {@code /api/v1/data}. */
+    static long compareValues(ChildApi child, StorageEngine engine, MetadataStore meta, JsonNode charts,
+                              Map<String, Integer> strataCharts, long after, long before) throws Exception {
         long compared = 0;
         List<String> mismatches = new ArrayList<>();
         for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {

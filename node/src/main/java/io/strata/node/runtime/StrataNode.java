@@ -44,6 +44,7 @@ import io.strata.query.http.HttpPolicy;
 import io.strata.query.http.HttpAccess;
 import io.strata.exporting.HostOwnership;
 import io.strata.exporting.Exporting;
+import io.strata.query.http.StreamIngest;
 
 /**
  * One running node: its engine, its one port (streams and HTTP), and the roles its configuration
@@ -139,6 +140,18 @@ public final class StrataNode implements Closeable {
         StrataNode node = new StrataNode(config, engine, guid, http, tls, meters);
         if (api != null) {
             node.roles.add(api::close);
+            // /api/v3/stream_info reports the children streaming into this node
+            ApiServices.of(api).streamIngest(new StreamIngest() {
+                @Override
+                public int connectedReceivers() {
+                    return node.receivers().connected();
+                }
+
+                @Override
+                public boolean receiving(UUID host) {
+                    return node.receivers().isConnected(host.toString());
+                }
+            });
         }
         if (gzipGroup != null) {
             EventExecutorGroup g = gzipGroup;

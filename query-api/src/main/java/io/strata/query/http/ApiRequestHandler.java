@@ -289,7 +289,9 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         for (int i = 0; i + 1 < r.extraHeaders().size(); i += 2) {
             h.set(r.extraHeaders().get(i), r.extraHeaders().get(i + 1));
         }
-        h.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        // spelled as Netdata writes it: a 2.x child finds the body of /api/v3/stream_info by
+        // searching the answer for exactly "Content-Length: " (header names are otherwise case-free)
+        h.set("Content-Length", length);
         if (p.keepAlive && version.equals(HttpVersion.HTTP_1_0)) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }

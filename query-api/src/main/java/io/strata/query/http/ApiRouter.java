@@ -10,6 +10,7 @@ import io.strata.query.api.DataApi;
 import io.strata.query.api.HealthApi;
 import io.strata.query.api.InfoApi;
 import io.strata.query.api.StaticFiles;
+import io.strata.query.api.StreamInfoApi;
 import io.strata.query.catalog.Catalog;
 import io.strata.query.catalog.HostView;
 import io.strata.query.metrics.MetricsEndpoint;
@@ -53,6 +54,11 @@ public final class ApiRouter {
         if (path.startsWith("/api/")) {
             int slash = path.indexOf('/', 5);
             String version = slash < 0 ? path.substring(5) : path.substring(5, slash);
+            if (version.equals("v3") && path.equals("/api/v3/stream_info")) {
+                // the one v3 call: Netdata 2.x children ask it of every parent before connecting
+                return StreamInfoApi.streamInfo(new ApiRequest(ctx, services, catalog, host, "stream_info", query,
+                        alloc, client, selfUrl));
+            }
             if (!version.equals("v1")) {
                 throw new ApiError(HttpResponseStatus.NOT_FOUND, ContentTypes.TEXT_HTML,
                         "Unsupported API version: " + StaticFiles.htmlEscape(version));

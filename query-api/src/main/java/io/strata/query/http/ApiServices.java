@@ -25,6 +25,7 @@ public final class ApiServices {
     private final CatalogCache catalog;
     private final Map<String, Long> lastScrape = new ConcurrentHashMap<>();
     private final HttpByteCounter byteCounter;
+    private volatile StreamIngest streamIngest = StreamIngest.NONE;
     private volatile QueryBudget.Limits queryLimits =
             QueryBudget.Limits.DEFAULTS;
 
@@ -54,6 +55,15 @@ public final class ApiServices {
 
     public void queryLimits(QueryBudget.Limits limits) {
         this.queryLimits = Objects.requireNonNull(limits, "limits");
+    }
+
+    /** The node's stream receivers, as {@code /api/v3/stream_info} reports them. */
+    public StreamIngest streamIngest() {
+        return streamIngest;
+    }
+
+    public void streamIngest(StreamIngest ingest) {
+        this.streamIngest = Objects.requireNonNull(ingest, "ingest");
     }
 
     /** Records that {@code server} scrapes at {@code now}; returns its previous scrape time, or 0. */

@@ -1,0 +1,136 @@
+package io.strata.it.netdata;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.meta.MetadataStore;
+import io.strata.streaming.receiver.ReceiverStats;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A real Netdata 2.9.0 child streams into a Strata parent with LZ4: the link is established (2.x
+ * falls back to the text protocol of the capabilities Strata answers), every chart and dimension
+ * of the child becomes known to the parent, and for the same seconds every chart's values the
+ * parent stores equal the child's own {@code /api/v1/data} answer.
+ */
+class Netdata2ChildToStrataParentIT {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void netdata2ChildStreamsIntoStrataParent() throws Exception {
+        RealNetdata2.assumeAvailable();
+        try (StrataTestParent parent = StrataTestParent.start(tmp.resolve("strata-parent"), true);
+             RealNetdata2 child = RealNetdata2.child(tmp.resolve("nd2child"), "nd2child", RealNetdata.freePort(),
+                     "127.0.0.1:" + parent.port(), true)) {
+            child.start(Duration.ofSeconds(240));
+            // a 2.x child waits about 18 s after its start before it first connects
+            assertTrue(child.waitForLog("established link with negotiated capabilities", Duration.ofSeconds(90)),
+                    "the child did not connect: " + child.log());
+            List<String> link = child.logLines("established link with negotiated capabilities");
+            assertTrue(link.stream().anyMatch(l -> l.contains("LZ4")), "the link was not negotiated with LZ4: " + link);
+            UUID guid = UUID.fromString(child.machineGuid());
+            ReceiverStats stats = parent.stats();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline && stats.samplesCollected.sum() < 20_000) {
+                Thread.sleep(500);
+            }
+            // a few more seconds of live data past the replicated ones
+            Thread.sleep(12_000);
+            assertTrue(stats.samplesCollected.sum() > 0, "no sample received");
+            assertEquals(0, stats.protocolErrors.sum(), "protocol errors on the parent");
+
+            JsonNode charts = child.get("/api/v1/charts").get("charts");
+            StorageEngine engine = parent.engine();
+            MetadataStore meta = engine.metadata();
+            int hostId = meta.hostId(guid);
+            assertTrue(hostId >= 0, "host " + guid + " unknown to the parent");
+            assertEquals("nd2child", meta.host(hostId).hostname());
+            Map<String, Integer> strataCharts = new HashMap<>();
+            for (int c : meta.charts(hostId)) {
+                strataCharts.put(meta.chart(c).id(), c);
+            }
+            List<String> missing = new ArrayList<>();
+            int dims = 0;
+            for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
+                String id = it.next();
+                Integer c = strataCharts.get(id);
+                if (c == null) {
+                    missing.add("chart " + id);
+                    continue;
+                }
+                Map<String, DimensionInfo> byId = NetdataChildToStrataParentIT.dimensionsById(meta, c);
+                for (Iterator<String> d = charts.get(id).get("dimensions").fieldNames(); d.hasNext(); ) {
+                    String dimId = d.next();
+                    dims++;
+                    if (!byId.containsKey(dimId)) {
+                        missing.add("dimension " + id + "/" + dimId);
+                    }
+                }
+            }
+            assertTrue(missing.isEmpty(), "unknown to the parent: " + missing);
+            assertTrue(charts.size() > 50 && dims > 200, "a real child has hundreds of dimensions: " + dims);
+
+            // what the child asks before it reconnects: the parent holds it, live
+            java.net.HttpURLConnection ask = (java.net.HttpURLConnection) java.net.URI.create("http://127.0.0.1:"
+                    + parent.port() + "/api/v3/stream_info?machine_guid=" + guid).toURL().openConnection();
+            assertEquals(200, ask.getResponseCode());
+            JsonNode info;
+            try (java.io.InputStream in = ask.getInputStream()) {
+                info = new com.fasterxml.jackson.databind.ObjectMapper().readTree(in);
+            }
+            assertEquals("child", info.get("ingest_type").asText(), info.toString());
+            assertEquals("online", info.get("ingest_status").asText(), info.toString());
+            assertEquals("live", info.get("db_liveness").asText(), info.toString());
+            assertEquals(1, info.get("receivers").asInt(), info.toString());
+            assertTrue(info.get("last_time_s").asLong() >= System.currentTimeMillis() / 1000 - 10, info.toString());
+
+            long before = System.currentTimeMillis() / 1000 - 3;
+            NetdataChildToStrataParentIT.compareValues(child::get, engine, meta, charts, strataCharts,
+                    before - 10, before);
+
+            // the whole history: everything the child stored, replicated or streamed, from each chart's
+            // second point on. Its first point is not required: a Netdata child clamps its replication
+            // answer to its first stored second and sends only the points after it (docs/replication.md,
+            // "A chart's first seconds"), so it reaches a parent only if it was streamed live.
+            long first = Long.MAX_VALUE;
+            int firstHeld = 0;
+            int oneSecondCharts = 0;
+            for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
+                String id = it.next();
+                JsonNode c = charts.get(id);
+                if (c.get("update_every").asInt() != 1) {
+                    continue;
+                }
+                oneSecondCharts++;
+                long f = c.get("first_entry").asLong();
+                first = Math.min(first, f);
+                int metric = meta.metrics(strataCharts.get(id)).get(0);
+                boolean[] held = {false};
+                engine.queryTier0(metric, f - 1, f, (t, sn) -> held[0] |= t == f
+                        && !io.strata.engine.page.StorageNumber.isEmpty(sn));
+                if (held[0]) {
+                    firstHeld++;
+                }
+            }
+            System.out.println("the parent holds the first point of " + firstHeld + " of " + oneSecondCharts
+                    + " per-second charts of the 2.9.0 child");
+            NetdataChildToStrataParentIT.compareValues(child::get, engine, meta, charts, strataCharts,
+                    first + 1, before);
+        }
+    }
+}
