@@ -647,6 +647,8 @@ public final class StorageEngine implements Closeable {
      * Flushes everything and closes the files (SIGTERM's path). Pages that could not be written
      * are reported in the log with their count.
      */
+    private volatile boolean released;
+
     @Override
     public void close() throws IOException {
         if (closed) {
@@ -678,8 +680,31 @@ public final class StorageEngine implements Closeable {
             if (first != null) {
                 stuck.addSuppressed(first);
             }
+            // once the write returns and the flusher stops, the rest of the close frees what it held
+            Thread finisher = StrataThreads.newDaemonThread(() -> {
+                try {
+                    flusherThread.join();
+                    releaseAfterFlusher(null);
+                    log.info("closing: the hung write returned; the flusher stopped and the engine is closed");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (IOException | RuntimeException e) {
+                    log.warn("closing after the hung write returned: {}", e.toString());
+                }
+            }, "strata-close-after-flusher");
+            finisher.start();
             throw stuck;
         }
+        releaseAfterFlusher(first);
+    }
+
+    /** Whether everything the engine held is released (after a close whose flusher hung, only once it stopped). */
+    public boolean released() {
+        return released;
+    }
+
+    /** The part of {@link #close()} that runs once the flusher has stopped. */
+    private void releaseAfterFlusher(IOException first) throws IOException {
         int lost = flusher.discardUnwritten();
         if (lost > 0) {
             log.error("closing with {} page(s) that could not be written", lost);
@@ -707,6 +732,7 @@ public final class StorageEngine implements Closeable {
                 first = e;
             }
         }
+        released = true;
         if (first != null) {
             throw first;
         }

@@ -105,6 +105,11 @@ class CloseWithHungWriteTest {
                 Thread.sleep(20);
             }
             assertEquals(0, e.pendingPages(), "the flusher wrote its pages once the write returned");
+            // and the rest of the close follows: page memory freed, files closed
+            while (!e.released() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(e.released(), "the engine released its memory and files once the flusher stopped");
         } finally {
             io.release.countDown();
             pool.shutdownNow();

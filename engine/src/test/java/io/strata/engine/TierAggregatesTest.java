@@ -118,7 +118,9 @@ class TierAggregatesTest {
                 new java.util.concurrent.ConcurrentLinkedQueue<>();
         int grouping = 2;
         HotAggregateTable tier1 = new HotAggregateTable(1, grouping, registry, sealed::add, mem1, 1, System::nanoTime);
-        HotPageTable hot0 = new HotPageTable(registry, p -> { }, mem0, 1, System::nanoTime);
+        java.util.concurrent.ConcurrentLinkedQueue<io.strata.engine.page.DirtyPage> sealed0 =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        HotPageTable hot0 = new HotPageTable(registry, sealed0::add, mem0, 1, System::nanoTime);
         HotAggregateTable[] tiers = {null, tier1};
         hot0.setLateAggregator((metric, page, start, ue, from, to) ->
                 HotAggregateTable.addSlots(tiers, metric, page, start, ue, from, to));
@@ -158,11 +160,23 @@ class TierAggregatesTest {
                 for (int m : ids) {
                     hot0.store(m, t, 1, StorageNumber.pack((t - base) % 1000, StorageNumber.SN_DEFAULT_FLAGS));
                 }
-                sealed.clear();
             }
         } finally {
             done.set(true);
             reader.join(10_000);
+            // sealed pages were set aside while the reader ran (nothing is recycled under a reader)
+            hot0.freeAll();
+            tier1.freeAll();
+            for (io.strata.engine.page.DirtyPage p : sealed0) {
+                p.releaseRaw(mem0);
+            }
+            for (io.strata.engine.page.DirtyPage p : sealed) {
+                p.releaseRaw(mem1);
+            }
+            mem0.recycleRetired(0);
+            mem1.recycleRetired(0);
+            mem0.freePooled();
+            mem1.freePooled();
         }
         assertNull(bad.get());
     }
