@@ -289,7 +289,7 @@ public final class EngineBench {
     }
 
     public static Result run(Options o) throws IOException, InterruptedException {
-        if (Files.isDirectory(o.dir()) && Files.list(o.dir()).findAny().isPresent()) {
+        if (Files.isDirectory(o.dir()) && !isEmptyDirectory(o.dir())) {
             throw new IOException(o.dir() + ": not empty; the benchmark writes into an empty directory");
         }
         System.gc();
@@ -614,5 +614,11 @@ public final class EngineBench {
             return 0;
         }
         return 0;
+    }
+
+    private static boolean isEmptyDirectory(Path dir) throws IOException {
+        try (var entries = Files.list(dir)) {
+            return entries.findAny().isEmpty();
+        }
     }
 }

@@ -309,7 +309,9 @@ class DbVerifyCommandTest {
                 }
             }
         }
-        assertTrue(Files.list(far).findAny().isPresent(), "tier 1 wrote to its own directory");
+        try (var files = Files.list(far)) {
+            assertTrue(files.findAny().isPresent(), "tier 1 wrote to its own directory");
+        }
 
         Run bare = run("db", "verify", "--json", nc.dbDir().toString());
         List<Integer> tiersSeen = new ArrayList<>();
