@@ -367,11 +367,15 @@ class ComposeClusterIT {
     private static ImageFromDockerfile context(Path root, ImageFromDockerfile image) {
         image.withDockerfilePath("docker/Dockerfile");
         image.withFileFromPath("pom.xml", root.resolve("pom.xml"));
-        for (String module : List.of("engine", "streaming", "replication", "query-api", "node", "it-tests", "jmh",
-                "docker")) {
+        image.withFileFromPath("jvm.properties", root.resolve("jvm.properties"));
+        image.withFileFromPath("config", root.resolve("config"));
+        // every module's pom (Maven reads the whole reactor), the sources of the node and what it builds on
+        for (String module : List.of("test-support", "engine", "streaming", "replication", "micrometer", "query-api",
+                "exporting", "node", "it-tests", "jmh", "docker")) {
             image.withFileFromPath(module + "/pom.xml", root.resolve(module).resolve("pom.xml"));
         }
-        for (String module : List.of("engine", "streaming", "replication", "query-api", "node")) {
+        for (String module : List.of("test-support", "engine", "streaming", "replication", "micrometer", "query-api",
+                "exporting", "node")) {
             image.withFileFromPath(module + "/src", root.resolve(module).resolve("src"));
         }
         image.withFileFromPath("docker/Dockerfile", root.resolve("docker/Dockerfile"));
