@@ -17,14 +17,17 @@ set -eu
 
 jar=/opt/strata/strata-node.jar
 # the JVM flags of jvm.properties (every JVM's and the node's memory options), which the build
-# wrote into the jar's manifest
-flags="$(java -cp "$jar" io.strata.node.cli.JvmFlagsMain node)"
-# eclipse-temurin:17-jre is a current 17.0.x, which has the native-heap trim (17.0.9 on); probed anyway
-if java -XX:TrimNativeHeapInterval=5000 -version >/dev/null 2>&1; then
-  flags="$flags -XX:TrimNativeHeapInterval=5000"
-fi
+# wrote into the jar's manifest; read only when a JVM is started (not for STRATA_CONFIG_ONLY)
+jvm_flags() {
+  flags="$(java -cp "$jar" io.strata.node.cli.JvmFlagsMain node)"
+  # eclipse-temurin:17-jre is a current 17.0.x, which has the native-heap trim (17.0.9 on); probed anyway
+  if java -XX:TrimNativeHeapInterval=5000 -version >/dev/null 2>&1; then
+    flags="$flags -XX:TrimNativeHeapInterval=5000"
+  fi
+}
 # (jvm.properties says why the memory options; STRATA_JAVA_OPTS comes after them and wins)
 if [ "$#" -gt 0 ]; then
+  jvm_flags
   # shellcheck disable=SC2086 # the flags are words
   exec java $flags ${STRATA_JAVA_OPTS:-} -jar "$jar" "$@"
 fi
@@ -79,5 +82,6 @@ if [ "${STRATA_CONFIG_ONLY:-no}" = yes ]; then
 fi
 
 # exec: the JVM is PID 1 and gets docker stop's SIGTERM (it stops accepting, flushes and closes its files)
+jvm_flags
 # shellcheck disable=SC2086 # the flags are words
 exec java $flags ${STRATA_JAVA_OPTS:-} -jar "$jar" node --config "$conf"
