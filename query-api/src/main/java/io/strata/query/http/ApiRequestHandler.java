@@ -27,6 +27,7 @@ import java.util.Date;
 import java.util.Locale;
 import java.util.concurrent.RejectedExecutionException;
 
+import io.strata.engine.log.InternalErrorLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.strata.engine.time.Clocks;
@@ -40,6 +41,8 @@ import io.strata.engine.time.Clocks;
 public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(ApiRequestHandler.class);
+    /** A bug met by every request writes a few lines a minute, not one per request. */
+    private static final InternalErrorLog INTERNAL_ERRORS = InternalErrorLog.of(log);
     /**
      * The access log's logger: one INFO line per answered request, as Netdata's access.log. The
      * node turns it off unless {@code [logs] access} names a target.
@@ -196,7 +199,7 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             return text(e.status(), e.contentType(), e.getMessage());
         } catch (Throwable e) {
             // whatever failed, the connection gets an answer: without one it would wait forever
-            log.error("{} {} failed", p.method, printable(p.uri), e);
+            INTERNAL_ERRORS.error("answering HTTP", p.method + " " + printable(p.uri) + " failed", e);
             return text(HttpResponseStatus.INTERNAL_SERVER_ERROR, ContentTypes.TEXT_PLAIN,
                     "Internal error: " + e.getClass().getSimpleName());
         }

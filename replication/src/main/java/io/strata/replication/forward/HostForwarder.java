@@ -18,6 +18,7 @@ import io.strata.streaming.sender.SenderListener;
 import io.strata.streaming.sender.SenderSession;
 import io.strata.streaming.sender.StreamSender;
 import io.netty.channel.EventLoopGroup;
+import io.strata.engine.log.InternalErrorLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +47,8 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         ParentCommandDispatcher.Target {
 
     private static final Logger LOG = LoggerFactory.getLogger(HostForwarder.class);
+    /** A bug met by every collection writes a few lines a minute, not one per chart a second. */
+    private static final InternalErrorLog INTERNAL_ERRORS = InternalErrorLog.of(LOG);
     /** How long a grand-parent's request waits for this parent's own replication of the chart. */
     private static final long WAIT_FOR_OWN_REPLICATION_MILLIS = TimeUnit.MINUTES.toMillis(10);
     /** Attempts at a replication answer that collections keep overtaking before it is computed on the loop. */
@@ -133,7 +136,8 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
                 writeCollection(chartId);
             }
         } catch (RuntimeException e) {
-            LOG.error("STREAM {} [forward]: cannot forward chart {}; the host is still stored here", hostname, chartId, e);
+            INTERNAL_ERRORS.error("forwarding a chart", "STREAM " + hostname + " [forward]: cannot forward chart " + chartId
+                    + "; the host is still stored here", e);
         }
     }
 
@@ -346,7 +350,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             Thread.currentThread().interrupt();
             return null;
         } catch (ExecutionException e) {
-            LOG.error("STREAM {} [forward]: internal error", hostname, e.getCause());
+            INTERNAL_ERRORS.error("forwarding", "STREAM " + hostname + " [forward]: internal error", e.getCause());
             return null;
         } catch (TimeoutException | RejectedExecutionException e) {
             return null;

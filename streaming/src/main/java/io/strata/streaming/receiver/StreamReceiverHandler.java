@@ -8,6 +8,7 @@ import io.netty.handler.timeout.ReadTimeoutException;
 import io.netty.util.ReferenceCountUtil;
 import io.strata.streaming.wire.LineSplitter;
 import io.strata.streaming.wire.StreamProtocolException;
+import io.strata.engine.log.InternalErrorLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.io.IOException;
@@ -21,6 +22,8 @@ import io.strata.streaming.server.LogText;
 final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamReceiverHandler.class);
+    /** A bug met by every stream or every line writes a few lines a minute, not one each time. */
+    private static final InternalErrorLog INTERNAL_ERRORS = InternalErrorLog.of(LOG);
 
     private final LineSplitter lines;
     private final ReceiverParser parser;
@@ -68,7 +71,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
             protocolError(ctx, e.getMessage());
         } catch (RuntimeException e) {
             // a bug of ours must not take the other streams down, nor stay silent
-            LOG.error("{}: internal error while receiving; closing this stream", who, e);
+            INTERNAL_ERRORS.error("receiving a stream", who + ": internal error while receiving; closing this stream", e);
             close(ctx);
         } finally {
             buf.release();
@@ -80,7 +83,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
         try {
             parser.observer().readComplete();
         } catch (RuntimeException e) {
-            LOG.error("{}: the stream listener failed; the stream goes on", who, e);
+            INTERNAL_ERRORS.error("stream listener", who + ": the stream listener failed; the stream goes on", e);
         }
         ctx.fireChannelReadComplete();
     }
@@ -96,7 +99,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
             LOG.info("{}: connection error: {}", who, cause.getMessage());
             close(ctx);
         } else {
-            LOG.error("{}: unexpected error; closing this stream", who, cause);
+            INTERNAL_ERRORS.error("stream pipeline", who + ": unexpected error; closing this stream", cause);
             close(ctx);
         }
     }
@@ -108,7 +111,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
         try {
             parser.observer().closed(closeReason == null ? "connection closed" : closeReason);
         } catch (RuntimeException e) {
-            LOG.error("{}: the stream listener failed on close", who, e);
+            INTERNAL_ERRORS.error("stream listener on close", who + ": the stream listener failed on close", e);
         }
         ctx.fireChannelInactive();
     }
