@@ -28,6 +28,8 @@ final class ReceivedChart {
      * Volatile: a forwarder's sender thread asks it before answering its own parent.
      */
     volatile boolean replicating;
+    /** Replication: the request planned while the child did not read (sent when it does), or null. */
+    ReceiverReplication.Request deferredRequest;
     /** Replication: the RBEGIN with timestamps of the current replayed point. */
     long replayPointStart;
     long replayPointEnd;

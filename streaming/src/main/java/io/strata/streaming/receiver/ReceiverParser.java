@@ -101,6 +101,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     /** RSET values stored and not yet added to {@link ReceiverStats#samplesReplayed} (one add per read, not per value). */
     private long replayedSinceReport;
     private boolean disabled;
+    /** Charts holding a {@link ReceivedChart#deferredRequest}, and where the next send looks first. */
+    private int deferredRequests;
+    private int deferredCursor;
 
     // FUNCTION_RESULT payload being collected
     private StringBuilder functionPayload;
@@ -316,6 +319,30 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     /**
+     * Sends the replication requests planned while the child's channel was not writable, in chart
+     * order, until none is left or the channel is full again. Event loop only.
+     */
+    public void sendDeferredRequests() {
+        while (deferredRequests > 0 && commands.writable()) {
+            if (deferredCursor >= charts.size()) {
+                deferredCursor = 0;
+            }
+            ReceivedChart c = charts.get(deferredCursor++);
+            ReceiverReplication.Request r = c.deferredRequest;
+            if (r != null) {
+                c.deferredRequest = null;
+                deferredRequests--;
+                commands.send(r.line(c.info.id()));
+            }
+        }
+    }
+
+    /** Replication requests waiting for the child to read. */
+    public int deferredRequests() {
+        return deferredRequests;
+    }
+
+    /**
      * Adds what was counted since the last call to the shared {@link ReceiverStats}: the receiver calls
      * it after each read, so that a counter shared by every stream is touched once per read.
      */
@@ -517,6 +544,14 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     private void sendReplicationRequest(ReceivedChart c, ReceiverReplication.Request r, long childLast) {
         c.replicating = true;
+        if (!commands.writable()) {
+            // a child that does not read: the request waits in its chart (one per chart, the latest)
+            if (c.deferredRequest == null) {
+                deferredRequests++;
+            }
+            c.deferredRequest = r;
+            return;
+        }
         LOG.debug("{} {}: stored up to {}, child up to {}: {}", host.hostname(), c.info.id(), c.dimensionCount() > 0 ? engine.registry().lastTime(c.metricIds[0], 0) : 0, childLast, r);
         commands.send(r.line(c.info.id()));
     }

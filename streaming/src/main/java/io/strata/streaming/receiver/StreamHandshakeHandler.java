@@ -126,9 +126,18 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
                 req.updateEvery() > 0 ? req.updateEvery() : 1, null);
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
                 ctx.channel(), Clocks.wallMillis());
-        ParentCommands commands = line -> {
-            rc.stats().bytesSent.add(line.length());
-            ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, StandardCharsets.UTF_8));
+        ParentCommands commands = new ParentCommands() {
+            @Override
+            public void send(String line) {
+                rc.stats().bytesSent.add(line.length());
+                ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public boolean writable() {
+                // below the channel's high water mark; above it the child has not read what it got
+                return ctx.channel().isWritable();
+            }
         };
         ReceiverReplication planner = rc.replication().forStream(d.settings());
         ReceiverParser parser;
