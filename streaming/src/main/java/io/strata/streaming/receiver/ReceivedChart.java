@@ -38,6 +38,8 @@ final class ReceivedChart {
     final ReceiverReplication.ChartReplication replication;
     long replayedPoints;
     boolean obsolete;
+    /** A dimension of this chart was refused (over a limit): values of unknown dimensions are skipped. */
+    boolean dimensionsRefused;
     /** BEGIN seen and END not yet. */
     boolean collecting;
     /** The raw values of the last live collection, by dimension index, and which were set in it. */

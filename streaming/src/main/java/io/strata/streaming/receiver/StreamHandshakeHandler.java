@@ -140,10 +140,13 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             }
         };
         ReceiverReplication planner = rc.replication().forStream(d.settings());
+        // stream.conf's totals for this host (its GUID section, else its key's, else [stream])
+        ReceiverLimits limits = rc.limits().withHostTotals(d.settings().maxChartsPerHost(),
+                d.settings().maxDimensionsPerHost());
         ReceiverParser parser;
         try {
             parser = new ReceiverParser(rc.engine(), host, commands, planner,
-                    Capabilities.has(caps, Capabilities.REPLICATION), rc.limits(), rc.stats(), rc.nowMicros(),
+                    Capabilities.has(caps, Capabilities.REPLICATION), limits, rc.stats(), rc.nowMicros(),
                     rc.functionResults());
         } catch (RuntimeException e) {
             LOG.error("{}: cannot register the host; closing", who, e);
@@ -178,7 +181,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (Capabilities.has(caps, Capabilities.COMPRESSION)) {
             p.addLast("stream-lz4", new Lz4StreamFrameDecoder());
         }
-        p.addLast("stream-receiver", new StreamReceiverHandler(parser, rc.limits(), rc.registry(), active,
+        p.addLast("stream-receiver", new StreamReceiverHandler(parser, limits, rc.registry(), active,
                 req.machineGuid(), who, rc.stats()));
         p.remove(this);
         if (rest.isReadable()) {
