@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -145,7 +146,11 @@ public final class SenderSession {
         // crossing the resume mark (by one, so never jumped over) hands the decision to the event loop,
         // which alone turns reading off: a decision taken here could race with one taken there
         if (ev instanceof CommandLine && queuedCommands.decrementAndGet() == RESUME_QUEUED_COMMANDS) {
-            channel.eventLoop().execute(this::updateReading);
+            try {
+                channel.eventLoop().execute(this::updateReading);
+            } catch (RejectedExecutionException e) {
+                // the event loop is shutting down: the connection goes with it, nothing to read
+            }
         }
         return ev;
     }
