@@ -12,11 +12,16 @@ import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.config.IniFile;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.wire.StreamProtocolException;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
@@ -109,6 +114,38 @@ class HostTotalsTest {
             assertEquals(2, stats.dimensionsRefused.sum(), "y and z of c.c");
             assertEquals(3, stats.samplesCollected.sum(), "x of c.c, x and y of a.a");
         }
+    }
+
+    @Test
+    void refusalsAreLoggedOncePerHostAndKindWithThePeersTextEscaped() throws Exception {
+        Logger log = (Logger) LoggerFactory.getLogger(ReceiverParser.class);
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        log.addAppender(lines);
+        UUID guid = UUID.randomUUID();
+        ReceiverStats stats = new ReceiverStats();
+        try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir))) {
+            // a hostname that would forge a second log line if written as it is
+            ReceiverParser p = new ReceiverParser(engine, new HostInfo(guid, "evil\nFAKE ERROR", "linux", "UTC", 1,
+                    null), line -> { }, ReceiverReplication.NONE, false, ReceiverLimits.DEFAULTS.withHostTotals(1, 2),
+                    stats, () -> (T + 10) * 1_000_000L, null);
+            StringBuilder flood = new StringBuilder(chart("a.a", "x", "y", "z"));
+            for (int i = 0; i < 50; i++) {
+                flood.append(chart("n.c" + i, "d"));
+            }
+            feed(p, flood.toString());
+            assertEquals(50, stats.chartsRefused.sum());
+            assertEquals(1, stats.dimensionsRefused.sum());
+        } finally {
+            log.detachAppender(lines);
+        }
+        List<String> refusals = lines.list.stream().map(ILoggingEvent::getFormattedMessage)
+                .filter(m -> m.contains(guid.toString())).toList();
+        assertEquals(2, refusals.size(), "one line per kind: " + refusals);
+        String charts = refusals.stream().filter(m -> m.contains("chart 'n.c0' refused")).findFirst().orElseThrow();
+        assertTrue(charts.contains("host 'evil\\x0aFAKE ERROR'") && !charts.contains("\n"), charts);
+        assertTrue(charts.contains("the host has 1 charts, its limit (max charts per host in stream.conf)"), charts);
+        assertTrue(refusals.stream().anyMatch(m -> m.contains("dimension 'z' of chart 'a.a' refused")), refusals.toString());
     }
 
     @Test
