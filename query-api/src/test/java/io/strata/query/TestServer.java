@@ -71,7 +71,8 @@ final class TestServer implements AutoCloseable {
                 return;
             }
             String start = in.toString(in.readerIndex(), 4, StandardCharsets.US_ASCII);
-            if (start.equals("GET ") || start.equals("HEAD") || start.equals("OPTI") || start.equals("POST")) {
+            if (start.equals("GET ") || start.equals("HEAD") || start.equals("OPTI") || start.equals("POST")
+                    || start.equals("DELE")) {
                 ApiHttpHandlers.install(ctx.pipeline(), api, policy);
                 // removing a ByteToMessageDecoder passes the bytes it holds to the handlers after it
                 ctx.pipeline().remove(this);

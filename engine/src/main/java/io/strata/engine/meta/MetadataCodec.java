@@ -23,6 +23,11 @@ final class MetadataCodec {
     static final int TYPE_HOST = 1;
     static final int TYPE_CHART = 2;
     static final int TYPE_DIMENSION = 3;
+    static final int TYPE_HOST_REMOVED = 4;
+
+    /** A host removed with everything it defined ({@code MetadataStore.removeHost}). */
+    record HostRemoved(UUID machineGuid) {
+    }
     static final int MAX_RECORD = 1 << 20;
 
     private MetadataCodec() {
@@ -70,6 +75,9 @@ final class MetadataCodec {
             b = putString(b, d.name());
             b = putString(b, d.algorithm());
             b = ensure(b, 20).putLong(d.multiplier()).putLong(d.divisor()).putInt(d.flags());
+        } else if (rec instanceof HostRemoved r) {
+            b = put(b, (byte) TYPE_HOST_REMOVED);
+            b = putUuid(b, r.machineGuid());
         } else {
             throw new IllegalArgumentException("not a metadata record: " + rec);
         }
@@ -120,6 +128,8 @@ final class MetadataCodec {
                     int flags = p.getInt();
                     return new DimensionInfo(g, chart, id, name, alg, mul, div, flags);
                 }
+                case TYPE_HOST_REMOVED:
+                    return new HostRemoved(uuid(p));
                 default:
                     throw new BadRecordException("unknown record type " + type);
             }

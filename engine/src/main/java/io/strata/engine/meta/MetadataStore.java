@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,6 +76,12 @@ public final class MetadataStore implements Closeable {
     /** Indexed by chart id: the chart's metric ids, first {@code chartMetricCount} used. */
     private final ArrayList<int[]> metricsByChart = new ArrayList<>();
     private final ArrayList<Integer> chartMetricCount = new ArrayList<>();
+    /** By host id: its charts and dimensions (what the receiver's per-host totals count). */
+    private int[] hostCharts = new int[16];
+    private int[] hostDimensions = new int[16];
+    /** Host ids whose host was removed ({@link #removeHost}): their slots stay, empty, so ids stay put. */
+    private final BitSet removedHosts = new BitSet();
+    private int removals;
 
     private MetadataStore(FileIo io, Path path, MetricRegistry registry) {
         this.io = io;
@@ -272,8 +279,17 @@ public final class MetadataStore implements Closeable {
     }
 
     private List<Object> liveRecords() {
-        List<Object> out = new ArrayList<>(hosts);
-        out.addAll(charts);
+        List<Object> out = new ArrayList<>(hosts.size() + charts.size() + dimensionCount);
+        for (int h = 0; h < hosts.size(); h++) {
+            if (!removedHosts.get(h)) {
+                out.add(hosts.get(h));
+            }
+        }
+        for (int c = 0; c < charts.size(); c++) {
+            if (chartHost.get(c) >= 0) {
+                out.add(charts.get(c));
+            }
+        }
         for (int m = 0; m < dimId.length; m++) {
             if (dimId[m] != null) {
                 out.add(dimension(m));
@@ -331,19 +347,16 @@ public final class MetadataStore implements Closeable {
         if (rec instanceof HostInfo h) {
             Integer id = hostByGuid.get(h.machineGuid());
             if (id == null) {
-                id = hosts.size();
-                hosts.add(h);
-                hostByGuid.put(h.machineGuid(), id);
+                id = newHost(h);
             } else {
                 hosts.set(id, h);
             }
             return id;
         }
         if (rec instanceof ChartInfo c) {
-            int hostId = hostByGuid.computeIfAbsent(c.hostGuid(), g -> {
-                hosts.add(new HostInfo(g, g.toString(), "", "", c.updateEvery(), Map.of()));
-                return hosts.size() - 1;
-            });
+            Integer known = hostByGuid.get(c.hostGuid());
+            int hostId = known != null ? known
+                    : newHost(new HostInfo(c.hostGuid(), c.hostGuid().toString(), "", "", c.updateEvery(), Map.of()));
             String key = chartKey(c.hostGuid(), c.id());
             Integer id = chartByKey.get(key);
             if (id == null) {
@@ -353,10 +366,18 @@ public final class MetadataStore implements Closeable {
                 chartByKey.put(key, id);
                 metricsByChart.add(new int[0]);
                 chartMetricCount.add(0);
+                hostCharts[hostId]++;
             } else {
                 charts.set(id, c);
             }
             return id;
+        }
+        if (rec instanceof MetadataCodec.HostRemoved r) {
+            Integer id = hostByGuid.get(r.machineGuid());
+            if (id != null) {
+                forget(id);
+            }
+            return id == null ? -1 : id;
         }
         DimensionInfo d = (DimensionInfo) rec;
         Integer chartId = chartByKey.get(chartKey(d.hostGuid(), d.chartId()));
@@ -383,6 +404,7 @@ public final class MetadataStore implements Closeable {
         dimFlags[metric] = d.flags();
         if (isNew) {
             dimensionCount++;
+            hostDimensions[chartHost.get(chartId)]++;
             int n = chartMetricCount.get(chartId);
             int[] ms = metricsByChart.get(chartId);
             if (n == ms.length) {
@@ -393,6 +415,52 @@ public final class MetadataStore implements Closeable {
             chartMetricCount.set(chartId, n + 1);
         }
         return metric;
+    }
+
+    private int newHost(HostInfo h) {
+        int id = hosts.size();
+        hosts.add(h);
+        hostByGuid.put(h.machineGuid(), id);
+        if (id >= hostCharts.length) {
+            hostCharts = Arrays.copyOf(hostCharts, id * 2);
+            hostDimensions = Arrays.copyOf(hostDimensions, id * 2);
+        }
+        return id;
+    }
+
+    /**
+     * Drops a host and every chart and dimension it defined from memory. Ids are not reused: the
+     * host's slot and its charts' slots stay, empty (a chart's host becomes -1), so that ids held
+     * elsewhere (a catalog snapshot, a receiver) never name another host's definitions. The metrics
+     * stay in the registry (their pages are in datafiles until rotation) but no dimension describes
+     * them: no query reaches them.
+     */
+    private void forget(int hostId) {
+        hostByGuid.remove(hosts.get(hostId).machineGuid());
+        removedHosts.set(hostId);
+        for (int c = 0; c < charts.size(); c++) {
+            if (chartHost.get(c) != hostId) {
+                continue;
+            }
+            ChartInfo chart = charts.get(c);
+            chartByKey.remove(chartKey(chart.hostGuid(), chart.id()));
+            chartHost.set(c, -1);
+            int[] ms = metricsByChart.get(c);
+            int n = chartMetricCount.get(c);
+            for (int i = 0; i < n; i++) {
+                int m = ms[i];
+                if (dimId[m] != null) {
+                    dimId[m] = null;
+                    dimName[m] = null;
+                    dimensionCount--;
+                }
+            }
+            metricsByChart.set(c, new int[0]);
+            chartMetricCount.set(c, 0);
+        }
+        hostCharts[hostId] = 0;
+        hostDimensions[hostId] = 0;
+        removals++;
     }
 
     private int algorithmIndex(String alg) {
@@ -447,6 +515,57 @@ public final class MetadataStore implements Closeable {
         return id;
     }
 
+    /**
+     * Removes a host with its charts and dimensions (a {@code host removed} record in the log, so
+     * that a restart does not bring it back). Its stored points stay in the datafiles until
+     * rotation, unreachable (no definition names them); the host streaming again starts afresh,
+     * with its old points readable again under the same metric UUIDs while they last.
+     *
+     * @return false when no host has this machine GUID
+     */
+    public synchronized boolean removeHost(UUID guid) {
+        Integer id = hostByGuid.get(guid);
+        if (id == null) {
+            return false;
+        }
+        forget(id);
+        append(new MetadataCodec.HostRemoved(guid));
+        return true;
+    }
+
+    /** Charts a host defined (0 for an unknown or removed host id). */
+    public synchronized int chartsOfHost(int hostId) {
+        return hostId >= 0 && hostId < hosts.size() ? hostCharts[hostId] : 0;
+    }
+
+    /** Dimensions of a host's charts (0 for an unknown or removed host id). */
+    public synchronized int dimensionsOfHost(int hostId) {
+        return hostId >= 0 && hostId < hosts.size() ? hostDimensions[hostId] : 0;
+    }
+
+    /** Whether this dimension (by its host, chart and id) is defined, whatever its other fields. */
+    public synchronized boolean hasDimension(DimensionInfo dim) {
+        int metric = registry.lookup(dim.metricUuid());
+        return metric >= 0 && metric < dimId.length && dimId[metric] != null;
+    }
+
+    /** Hosts removed since this store was opened (a change that no count shows). */
+    public synchronized int removals() {
+        return removals;
+    }
+
+    /**
+     * Every host slot by host id, null where the host was removed (what the ids of
+     * {@link #chartHost} index).
+     */
+    public synchronized HostInfo[] hostsById() {
+        HostInfo[] out = hosts.toArray(new HostInfo[0]);
+        for (int h = removedHosts.nextSetBit(0); h >= 0; h = removedHosts.nextSetBit(h + 1)) {
+            out[h] = null;
+        }
+        return out;
+    }
+
     /** Makes appended records durable. */
     public synchronized void sync() throws IOException {
         writePending();
@@ -462,8 +581,23 @@ public final class MetadataStore implements Closeable {
         }
     }
 
+    /** The hosts, removed ones left out, in definition order (not indexed by host id: see {@link #hostsById}). */
     public synchronized List<HostInfo> hosts() {
-        return List.copyOf(hosts);
+        if (removedHosts.isEmpty()) {
+            return List.copyOf(hosts);
+        }
+        List<HostInfo> out = new ArrayList<>(hosts.size());
+        for (int h = 0; h < hosts.size(); h++) {
+            if (!removedHosts.get(h)) {
+                out.add(hosts.get(h));
+            }
+        }
+        return out;
+    }
+
+    /** Hosts defined, removed ones left out. */
+    public synchronized int hostCount() {
+        return hosts.size() - removedHosts.cardinality();
     }
 
     public synchronized int hostId(UUID guid) {

@@ -85,6 +85,16 @@ public final class NodeMeters {
         FunctionCounter.builder("strata.stream.protocol.errors", stats, s -> s.protocolErrors.sum())
                 .description("Streams closed for a protocol error")
                 .register(r);
+        FunctionCounter.builder("strata.stream.definitions.refused", stats, s -> s.chartsRefused.sum())
+                .description("Chart definitions refused for stream.conf's max charts per host (not stored; the"
+                        + " stream goes on)")
+                .tag("kind", "chart")
+                .register(r);
+        FunctionCounter.builder("strata.stream.definitions.refused", stats, s -> s.dimensionsRefused.sum())
+                .description("Dimension definitions refused for stream.conf's max dimensions per host or the"
+                        + " per-chart bound (not stored; the stream goes on)")
+                .tag("kind", "dimension")
+                .register(r);
         FunctionCounter.builder("strata.stream.sent", senderStats, s -> s.bytesSent.sum())
                 .description("Bytes of streams written to parents by this node's senders (its own stream and"
                         + " forwarded hosts; before compression and TLS)")

@@ -34,6 +34,7 @@ import io.strata.replication.forward.Forwarding;
 import io.strata.streaming.server.TlsContexts;
 import io.strata.engine.thread.StrataThreads;
 import io.strata.query.http.ApiServices;
+import io.strata.query.http.HostRemoval;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -70,13 +71,14 @@ public final class StrataNode implements Closeable {
     private final Forwarding forwarding;
     private final PrometheusMeterRegistry meters;
     private final NodeMeters nodeMeters;
+    private final StreamAuthorizer authorizer;
 
     private StrataNode(NodeConfig config, StorageEngine engine, UUID machineGuid, HttpPipelineInstaller http,
                        SslContext tls, PrometheusMeterRegistry meters) {
         this.config = config;
         this.engine = engine;
         this.machineGuid = machineGuid;
-        StreamAuthorizer authorizer = new StreamAuthorizer(config.stream(), config.stream().sender().enableCompression(),
+        StreamAuthorizer authorizer = this.authorizer = new StreamAuthorizer(config.stream(), config.stream().sender().enableCompression(),
                 PARENT_CAPABILITIES, machineGuid.toString(), config.acceptStreamEverySeconds());
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
                 stats, ReceiverContext.wallClockMicros(), receiveTimeoutSeconds(config), null);
@@ -152,6 +154,8 @@ public final class StrataNode implements Closeable {
                     return node.receivers().isConnected(host.toString());
                 }
             });
+            // DELETE /api/v1/manage/host: never a host streaming now; its place under its API key is freed
+            ApiServices.of(api).hostRemoval(node::removeHost);
         }
         if (gzipGroup != null) {
             EventExecutorGroup g = gzipGroup;
@@ -296,6 +300,19 @@ public final class StrataNode implements Closeable {
 
     public NodeConfig config() {
         return config;
+    }
+
+    /** Removes a host that does not stream into this node now, with its metadata (the management API). */
+    private HostRemoval.Outcome removeHost(UUID guid) {
+        boolean[] removed = {false};
+        if (!receivers().unlessConnected(guid.toString(), () -> removed[0] = engine.metadata().removeHost(guid))) {
+            return HostRemoval.Outcome.STREAMING;
+        }
+        if (!removed[0]) {
+            return HostRemoval.Outcome.UNKNOWN;
+        }
+        authorizer.forgetHost(guid.toString());
+        return HostRemoval.Outcome.REMOVED;
     }
 
     public ReceiverStats stats() {

@@ -44,9 +44,10 @@ public final class Catalog {
 
     /** Reads the whole store; {@code localGuid}/{@code localHostname} name the node's own host. */
     public static Catalog build(MetadataStore md, UUID localGuid, String localHostname) {
-        List<HostInfo> infos = md.hosts();
-        List<List<ChartView>> chartsByHost = new ArrayList<>(infos.size());
-        for (int h = 0; h < infos.size(); h++) {
+        // by host id: a removed host's slot is null, and its charts have no host (-1)
+        HostInfo[] infos = md.hostsById();
+        List<List<ChartView>> chartsByHost = new ArrayList<>(infos.length);
+        for (int h = 0; h < infos.length; h++) {
             chartsByHost.add(new ArrayList<>());
         }
         int n = md.chartCount();
@@ -70,13 +71,16 @@ public final class Catalog {
             chartsByHost.get(host).add(new ChartView(c, ci, dims.toArray(new DimensionInfo[0]),
                     Arrays.copyOf(ids, k)));
         }
-        List<HostView> hosts = new ArrayList<>(infos.size() + 1);
+        List<HostView> hosts = new ArrayList<>(infos.length + 1);
         int localId = md.hostId(localGuid);
-        hosts.add(new HostView(localGuid, localHostname, localId >= 0 ? infos.get(localId) : null, true,
+        if (localId >= infos.length) {
+            localId = -1; // defined after the snapshot of the hosts was taken: at the next build
+        }
+        hosts.add(new HostView(localGuid, localHostname, localId >= 0 ? infos[localId] : null, true,
                 localId >= 0 ? chartsByHost.get(localId) : List.of()));
-        for (int h = 0; h < infos.size(); h++) {
-            if (h != localId) {
-                HostInfo hi = infos.get(h);
+        for (int h = 0; h < infos.length; h++) {
+            if (h != localId && infos[h] != null) {
+                HostInfo hi = infos[h];
                 hosts.add(new HostView(hi.machineGuid(), hi.hostname(), hi, false, chartsByHost.get(h)));
             }
         }

@@ -20,7 +20,7 @@ public final class CatalogCache {
     private final LongSupplier nanoClock;
     private volatile Snapshot current;
 
-    private record Snapshot(Catalog catalog, long builtAt, int hosts, int charts, int dimensions) {
+    private record Snapshot(Catalog catalog, long builtAt, int hosts, int charts, int dimensions, int removals) {
     }
 
     public CatalogCache(MetadataStore store, UUID localGuid, String localHostname, LongSupplier nanoClock) {
@@ -33,22 +33,25 @@ public final class CatalogCache {
     public Catalog get() {
         Snapshot s = current;
         long now = nanoClock.getAsLong();
-        if (s != null && now - s.builtAt < MAX_AGE_NANOS && s.hosts == store.hosts().size()
-                && s.charts == store.chartCount() && s.dimensions == store.dimensionCount()) {
+        if (s != null && now - s.builtAt < MAX_AGE_NANOS && s.hosts == store.hostCount()
+                && s.charts == store.chartCount() && s.dimensions == store.dimensionCount()
+                && s.removals == store.removals()) {
             return s.catalog;
         }
         synchronized (this) {
             s = current;
-            if (s != null && now - s.builtAt < MAX_AGE_NANOS && s.hosts == store.hosts().size()
-                    && s.charts == store.chartCount() && s.dimensions == store.dimensionCount()) {
+            if (s != null && now - s.builtAt < MAX_AGE_NANOS && s.hosts == store.hostCount()
+                    && s.charts == store.chartCount() && s.dimensions == store.dimensionCount()
+                    && s.removals == store.removals()) {
                 return s.catalog;
             }
             // counts first: a definition added while building shows up at the next call
-            int hosts = store.hosts().size();
+            int hosts = store.hostCount();
             int charts = store.chartCount();
             int dims = store.dimensionCount();
+            int removals = store.removals();
             Catalog c = Catalog.build(store, localGuid, localHostname);
-            current = new Snapshot(c, now, hosts, charts, dims);
+            current = new Snapshot(c, now, hosts, charts, dims, removals);
             return c;
         }
     }

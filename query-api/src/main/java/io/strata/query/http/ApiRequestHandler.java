@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.strata.query.api.ManageApi;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -148,7 +149,8 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             write(ctx, p, ApiResponse.ok(ContentTypes.TEXT_PLAIN, ok, ApiResponse.Caching.NONE), false);
             return;
         }
-        if (!HttpMethod.GET.equals(p.method) && !HttpMethod.HEAD.equals(p.method)) {
+        boolean removal = HttpMethod.DELETE.equals(p.method) && ApiRouter.isHostRemoval(pathOf(p.uri));
+        if (!HttpMethod.GET.equals(p.method) && !HttpMethod.HEAD.equals(p.method) && !removal) {
             write(ctx, p, text(HttpResponseStatus.METHOD_NOT_ALLOWED, ContentTypes.TEXT_PLAIN,
                     "Unsupported method: " + p.method.name()), false);
             return;
@@ -194,6 +196,9 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             String path = pathOf(uri);
             String query = q < 0 ? null : uri.substring(q + 1);
             String self = p.host == null ? null : "http://" + p.host;
+            if (HttpMethod.DELETE.equals(p.method)) {
+                return ManageApi.removeHost(context, services, QueryString.parse(query), client);
+            }
             return ApiRouter.route(context, services, path, query, ctx.alloc(), client, self);
         } catch (ApiError e) {
             return text(e.status(), e.contentType(), e.getMessage());

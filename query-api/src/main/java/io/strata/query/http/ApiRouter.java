@@ -9,6 +9,7 @@ import io.strata.query.api.ContextsApi;
 import io.strata.query.api.DataApi;
 import io.strata.query.api.HealthApi;
 import io.strata.query.api.InfoApi;
+import io.strata.query.api.ManageApi;
 import io.strata.query.api.StaticFiles;
 import io.strata.query.api.StreamInfoApi;
 import io.strata.query.catalog.Catalog;
@@ -98,6 +99,7 @@ public final class ApiRouter {
             case "alarm_count" -> HealthApi.alarmCount(req);
             case "registry" -> HealthApi.registry(req);
             case "aclk" -> HealthApi.aclk(req);
+            case "manage/host" -> ManageApi.hostWithoutDelete();
             // Netdata's text, for commands it does not have and for those Strata does not serve yet
             default -> throw ApiError.notFound("Unsupported v1 API command: " + command);
         };
@@ -110,6 +112,11 @@ public final class ApiRouter {
         } finally {
             req.context().meters().dataQuery(System.nanoTime() - start);
         }
+    }
+
+    /** Whether a request's raw path is the host removal's, {@code DELETE}'s only path (no {@code /host/X} prefix). */
+    static boolean isHostRemoval(String rawPath) {
+        return collapseSlashes(decodePath(rawPath)).equals(ManageApi.HOST_PATH);
     }
 
     /**

@@ -26,6 +26,7 @@ public final class ApiServices {
     private final Map<String, Long> lastScrape = new ConcurrentHashMap<>();
     private final HttpByteCounter byteCounter;
     private volatile StreamIngest streamIngest = StreamIngest.NONE;
+    private volatile HostRemoval hostRemoval;
     private volatile QueryBudget.Limits queryLimits =
             QueryBudget.Limits.DEFAULTS;
 
@@ -33,6 +34,7 @@ public final class ApiServices {
         // nothing here may refer to ctx itself, or the weak key would never be released
         this.catalog = new CatalogCache(ctx.engine().metadata(), ctx.machineGuid(), ctx.hostname(), System::nanoTime);
         this.byteCounter = new HttpByteCounter(ctx.meters());
+        this.hostRemoval = HostRemoval.metadataOnly(ctx.engine().metadata());
     }
 
     public static ApiServices of(ApiContext ctx) {
@@ -64,6 +66,15 @@ public final class ApiServices {
 
     public void streamIngest(StreamIngest ingest) {
         this.streamIngest = Objects.requireNonNull(ingest, "ingest");
+    }
+
+    /** How {@code DELETE /api/v1/manage/host} removes a host (the node's refuses a streaming one). */
+    public HostRemoval hostRemoval() {
+        return hostRemoval;
+    }
+
+    public void hostRemoval(HostRemoval removal) {
+        this.hostRemoval = Objects.requireNonNull(removal, "removal");
     }
 
     /** Records that {@code server} scrapes at {@code now}; returns its previous scrape time, or 0. */

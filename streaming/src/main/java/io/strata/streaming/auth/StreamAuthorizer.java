@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.HashMap;
+import java.util.HashSet;
 
 /**
  * The parent's decision on a {@code STREAM} request, in Netdata 1.37.1's order (docs/protocol/netdata-stream.md §2.2):
@@ -21,7 +22,9 @@ import java.util.HashMap;
  *   <li>the rate limit ({@code [web] accept a streaming request every seconds});</li>
  *   <li>a receiver for the same machine GUID that got data in the last 30 s refuses the newcomer; an
  *       older one is replaced;</li>
- *   <li>the parent's own machine GUID is refused.</li>
+ *   <li>the parent's own machine GUID is refused;</li>
+ *   <li>(Strata's, not Netdata's) a machine GUID new to the API key is refused when the key has had
+ *       {@code max hosts per api key} hosts since this parent started.</li>
  * </ol>
  * The web-server level {@code [web] allow streaming from} check comes before all this and is the
  * listener's job. The child only ever sees Netdata's fixed texts; {@link Decision#logMessage()} says
@@ -55,11 +58,24 @@ public final class StreamAuthorizer {
      * @param proxyEnabled   true only when enabled and both destination and api key are non-empty
      * @param hostTags       the GUID section's {@code host tags}, else the request's {@code tags}
      *                       (Netdata 1.37.1 itself only uses the request's)
+     * @param maxChartsPerHost     {@code max charts per host} of the GUID section, else of the key's (≤ 0: none)
+     * @param maxDimensionsPerHost {@code max dimensions per host} likewise
      */
     public record EffectiveSettings(int updateEvery, long history, String memoryMode, HealthSetting health,
             long postponeAlarmsOnConnectSeconds, boolean compression, boolean replication, long secondsToReplicate,
             long secondsPerReplicationStep, boolean proxyEnabled, String proxyDestination, String proxyApiKey,
-            String proxySendChartsMatching, String hostTags) {
+            String proxySendChartsMatching, String hostTags, long maxChartsPerHost, long maxDimensionsPerHost) {
+
+        /** Settings with Strata's default per-host totals. */
+        public EffectiveSettings(int updateEvery, long history, String memoryMode, HealthSetting health,
+                long postponeAlarmsOnConnectSeconds, boolean compression, boolean replication,
+                long secondsToReplicate, long secondsPerReplicationStep, boolean proxyEnabled,
+                String proxyDestination, String proxyApiKey, String proxySendChartsMatching, String hostTags) {
+            this(updateEvery, history, memoryMode, health, postponeAlarmsOnConnectSeconds, compression, replication,
+                    secondsToReplicate, secondsPerReplicationStep, proxyEnabled, proxyDestination, proxyApiKey,
+                    proxySendChartsMatching, hostTags, StreamConfig.DEFAULT_MAX_CHARTS_PER_HOST,
+                    StreamConfig.DEFAULT_MAX_DIMENSIONS_PER_HOST);
+        }
     }
 
     /**
@@ -89,6 +105,12 @@ public final class StreamAuthorizer {
     private final int acceptEverySeconds;
     /** Per client address, the second of its last accepted stream (within the rate-limit window only). */
     private final HashMap<String, Long> lastAcceptedSecondByAddress = new HashMap<>();
+    /**
+     * Per API key (canonical), the machine GUIDs accepted with it since this parent started, for
+     * {@code max hosts per api key}; each set holds at most that many (keys without a limit are not
+     * tracked). Guarded by itself.
+     */
+    private final HashMap<String, HashSet<String>> hostsByKey = new HashMap<>();
     /** Bound on the addresses remembered; past it, stale ones are dropped and, if none is stale, new ones wait. */
     static final int MAX_RATE_LIMITED_ADDRESSES = 65_536;
 
@@ -234,6 +256,22 @@ public final class StreamAuthorizer {
                     + " machine GUID, or a streaming loop)");
         }
 
+        long maxHosts = keySection.maxHostsPerApiKey();
+        if (maxHosts > 0) {
+            synchronized (hostsByKey) {
+                HashSet<String> hosts = hostsByKey.computeIfAbsent(key, k -> new HashSet<>());
+                if (!hosts.contains(guid)) {
+                    if (hosts.size() >= maxHosts) {
+                        return notPermitted(who, "API key [" + LogText.maskKey(key) + "] already has " + hosts.size()
+                                + " hosts, its limit (" + StreamConfig.MAX_HOSTS_PER_API_KEY + " = " + maxHosts
+                                + "; section at " + keySection.location() + "); a new machine GUID is refused"
+                                + " (remove an obsolete host with DELETE /api/v1/manage/host?host=...)");
+                    }
+                    hosts.add(guid);
+                }
+            }
+        }
+
         EffectiveSettings settings = settings(req, keySection, Optional.ofNullable(machine));
         long offered = req.offeredVersion();
         long offeredNormalised = Capabilities.normalise(offered);
@@ -257,6 +295,27 @@ public final class StreamAuthorizer {
                     .append(" s ago)");
         }
         return new Decision(true, reply, false, negotiated, replace, settings, log.toString());
+    }
+
+    /**
+     * Forgets a machine GUID in every API key's count of hosts (the host was removed): a new host may
+     * take its place.
+     */
+    public void forgetHost(String machineGuid) {
+        String guid = Uuids.canonical(machineGuid);
+        synchronized (hostsByKey) {
+            for (HashSet<String> hosts : hostsByKey.values()) {
+                hosts.remove(guid);
+            }
+        }
+    }
+
+    /** Machine GUIDs counted against {@code max hosts per api key} for this key. */
+    public int hostsOfKey(String apiKey) {
+        synchronized (hostsByKey) {
+            HashSet<String> hosts = hostsByKey.get(Uuids.canonical(apiKey));
+            return hosts == null ? 0 : hosts.size();
+        }
     }
 
     private EffectiveSettings settings(StreamRequest req, StreamConfig.KeySection key,
@@ -293,8 +352,11 @@ public final class StreamAuthorizer {
                 && machine.flatMap(StreamConfig.MachineSection::enableCompression).orElse(key.enableCompression());
         String hostTags = machine.flatMap(StreamConfig.MachineSection::hostTags).orElse(req.tags());
         boolean proxyEnabled = proxyConfigured && !proxyDestination.isEmpty() && !proxyApiKey.isEmpty();
+        long maxCharts = machine.flatMap(m -> boxed(m.maxChartsPerHost())).orElse(key.maxChartsPerHost());
+        long maxDimensions = machine.flatMap(m -> boxed(m.maxDimensionsPerHost())).orElse(key.maxDimensionsPerHost());
         return new EffectiveSettings(updateEvery, history, memoryMode, health, postpone, compression, replication,
-                secondsToReplicate, step, proxyEnabled, proxyDestination, proxyApiKey, proxyCharts, hostTags);
+                secondsToReplicate, step, proxyEnabled, proxyDestination, proxyApiKey, proxyCharts, hostTags,
+                maxCharts, maxDimensions);
     }
 
     private static Optional<Long> boxed(OptionalLong value) {

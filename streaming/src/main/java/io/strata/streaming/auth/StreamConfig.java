@@ -30,6 +30,19 @@ public final class StreamConfig {
     public static final String STREAM_SECTION = "stream";
 
     /**
+     * Strata's bounds on what the children of one API key may make a parent hold (Netdata 1.37.1 has
+     * none): {@code max hosts per api key} in {@code [stream]} (the default) and in an API-key section;
+     * {@code max charts per host} and {@code max dimensions per host} in {@code [stream]}, an API-key
+     * section and a machine-GUID section (the most specific wins). 0 or less: no limit.
+     */
+    public static final String MAX_HOSTS_PER_API_KEY = "max hosts per api key";
+    public static final String MAX_CHARTS_PER_HOST = "max charts per host";
+    public static final String MAX_DIMENSIONS_PER_HOST = "max dimensions per host";
+    public static final long DEFAULT_MAX_HOSTS_PER_API_KEY = 10_000;
+    public static final long DEFAULT_MAX_CHARTS_PER_HOST = 50_000;
+    public static final long DEFAULT_MAX_DIMENSIONS_PER_HOST = 250_000;
+
+    /**
      * The {@code [stream]} section (the sender side of this node, and the proxy defaults of received
      * hosts), with Netdata 1.37.1's defaults.
      *
@@ -63,7 +76,22 @@ public final class StreamConfig {
             HealthSetting healthEnabledByDefault, long defaultPostponeAlarmsOnConnectSeconds,
             boolean defaultProxyEnabled, String defaultProxyDestination, String defaultProxyApiKey,
             String defaultProxySendChartsMatching, boolean enableCompression, boolean enableReplication,
-            long secondsToReplicate, long secondsPerReplicationStep, String location) {
+            long secondsToReplicate, long secondsPerReplicationStep, String location, long maxHostsPerApiKey,
+            long maxChartsPerHost, long maxDimensionsPerHost) {
+
+        /** A section with Strata's default limits. */
+        public KeySection(String apiKey, String type, boolean typeExplicit, boolean enabled, String allowFrom,
+                SimplePattern allowFromPattern, long defaultHistory, String defaultMemoryMode,
+                HealthSetting healthEnabledByDefault, long defaultPostponeAlarmsOnConnectSeconds,
+                boolean defaultProxyEnabled, String defaultProxyDestination, String defaultProxyApiKey,
+                String defaultProxySendChartsMatching, boolean enableCompression, boolean enableReplication,
+                long secondsToReplicate, long secondsPerReplicationStep, String location) {
+            this(apiKey, type, typeExplicit, enabled, allowFrom, allowFromPattern, defaultHistory, defaultMemoryMode,
+                    healthEnabledByDefault, defaultPostponeAlarmsOnConnectSeconds, defaultProxyEnabled,
+                    defaultProxyDestination, defaultProxyApiKey, defaultProxySendChartsMatching, enableCompression,
+                    enableReplication, secondsToReplicate, secondsPerReplicationStep, location,
+                    DEFAULT_MAX_HOSTS_PER_API_KEY, DEFAULT_MAX_CHARTS_PER_HOST, DEFAULT_MAX_DIMENSIONS_PER_HOST);
+        }
     }
 
     /**
@@ -82,12 +110,32 @@ public final class StreamConfig {
             Optional<String> proxyDestination, Optional<String> proxyApiKey,
             Optional<String> proxySendChartsMatching, Optional<Boolean> enableCompression,
             Optional<Boolean> enableReplication, OptionalLong secondsToReplicate,
-            OptionalLong secondsPerReplicationStep, Optional<String> hostTags, String location) {
+            OptionalLong secondsPerReplicationStep, Optional<String> hostTags, String location,
+            OptionalLong maxChartsPerHost, OptionalLong maxDimensionsPerHost) {
+
+        /** A section that sets no limit of its own. */
+        public MachineSection(String machineGuid, String type, boolean typeExplicit, boolean enabled,
+                String allowFrom, SimplePattern allowFromPattern, OptionalLong updateEvery, OptionalLong history,
+                Optional<String> memoryMode, Optional<HealthSetting> healthEnabled,
+                OptionalLong postponeAlarmsOnConnectSeconds, Optional<Boolean> proxyEnabled,
+                Optional<String> proxyDestination, Optional<String> proxyApiKey,
+                Optional<String> proxySendChartsMatching, Optional<Boolean> enableCompression,
+                Optional<Boolean> enableReplication, OptionalLong secondsToReplicate,
+                OptionalLong secondsPerReplicationStep, Optional<String> hostTags, String location) {
+            this(machineGuid, type, typeExplicit, enabled, allowFrom, allowFromPattern, updateEvery, history,
+                    memoryMode, healthEnabled, postponeAlarmsOnConnectSeconds, proxyEnabled, proxyDestination,
+                    proxyApiKey, proxySendChartsMatching, enableCompression, enableReplication, secondsToReplicate,
+                    secondsPerReplicationStep, hostTags, location, OptionalLong.empty(), OptionalLong.empty());
+        }
     }
 
     private final IniFile ini;
     private final HostDefaults hostDefaults;
     private final SenderSettings sender;
+    /** {@code [stream]}'s limits: the defaults of API-key sections. */
+    private final long maxHostsPerApiKey;
+    private final long maxChartsPerHost;
+    private final long maxDimensionsPerHost;
     private final Map<String, KeySection> keys;
     private final Map<String, MachineSection> machines;
     private final List<String> warnings;
@@ -97,6 +145,10 @@ public final class StreamConfig {
         this.hostDefaults = hostDefaults;
         List<String> problems = new ArrayList<>();
         this.sender = readSender(ini, problems);
+        this.maxHostsPerApiKey = ini.getLong(STREAM_SECTION, MAX_HOSTS_PER_API_KEY, DEFAULT_MAX_HOSTS_PER_API_KEY);
+        this.maxChartsPerHost = ini.getLong(STREAM_SECTION, MAX_CHARTS_PER_HOST, DEFAULT_MAX_CHARTS_PER_HOST);
+        this.maxDimensionsPerHost = ini.getLong(STREAM_SECTION, MAX_DIMENSIONS_PER_HOST,
+                DEFAULT_MAX_DIMENSIONS_PER_HOST);
         Map<String, KeySection> keySections = new HashMap<>();
         Map<String, MachineSection> machineSections = new HashMap<>();
         for (String section : ini.sections()) {
@@ -246,7 +298,10 @@ public final class StreamConfig {
                 r.bool("enable replication", hostDefaults.enableReplication()),
                 r.number("seconds to replicate", hostDefaults.secondsToReplicate()),
                 r.number("seconds per replication step", hostDefaults.secondsPerReplicationStep()),
-                where);
+                where,
+                r.number(MAX_HOSTS_PER_API_KEY, maxHostsPerApiKey),
+                r.number(MAX_CHARTS_PER_HOST, maxChartsPerHost),
+                r.number(MAX_DIMENSIONS_PER_HOST, maxDimensionsPerHost));
     }
 
     private MachineSection readMachine(Reader r, String where, List<String> problems) {
@@ -276,7 +331,9 @@ public final class StreamConfig {
                 r.optionalNumber("seconds to replicate"),
                 r.optionalNumber("seconds per replication step"),
                 Optional.ofNullable(r.raw("host tags")),
-                where);
+                where,
+                r.optionalNumber(MAX_CHARTS_PER_HOST),
+                r.optionalNumber(MAX_DIMENSIONS_PER_HOST));
     }
 
     /** Reads one section, marking what it reads as used only when the section can serve that role. */

@@ -28,6 +28,8 @@ final class ReceivedChart {
      * Volatile: a forwarder's sender thread asks it before answering its own parent.
      */
     volatile boolean replicating;
+    /** Replication: the request planned while the child did not read (sent when it does), or null. */
+    ReceiverReplication.Request deferredRequest;
     /** Replication: the RBEGIN with timestamps of the current replayed point. */
     long replayPointStart;
     long replayPointEnd;
@@ -36,6 +38,8 @@ final class ReceivedChart {
     final ReceiverReplication.ChartReplication replication;
     long replayedPoints;
     boolean obsolete;
+    /** A dimension of this chart was refused (over a limit): values of unknown dimensions are skipped. */
+    boolean dimensionsRefused;
     /** BEGIN seen and END not yet. */
     boolean collecting;
     /** The raw values of the last live collection, by dimension index, and which were set in it. */

@@ -23,6 +23,9 @@ import java.util.UUID;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.strata.streaming.server.LogText;
+import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.server.PerAddressLogLimiter;
 
 /**
  * The parent's side of one stream after the handshake: every keyword a 1.37.1 child sends
@@ -35,6 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReceiverParser.class);
+    /** Refused definitions: one line per host and kind every 10 s, whatever the number of its streams. */
+    private static final PerAddressLogLimiter REFUSALS_LOG = new PerAddressLogLimiter(10_000_000_000L);
 
     private static final byte[] K_SET = ascii("SET");
     private static final byte[] K_BEGIN = ascii("BEGIN");
@@ -101,6 +106,16 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     /** RSET values stored and not yet added to {@link ReceiverStats#samplesReplayed} (one add per read, not per value). */
     private long replayedSinceReport;
     private boolean disabled;
+    /**
+     * The latest CHART was refused (over a limit), or a BEGIN/RBEGIN named a chart that may have
+     * been: what follows for that chart (DIMENSION, SET, RSET, ...) is skipped, not an error.
+     */
+    private boolean skipping;
+    /** A chart of this stream was refused: a BEGIN of an unknown chart may be for it. */
+    private boolean chartsRefused;
+    /** Charts holding a {@link ReceivedChart#deferredRequest}, and where the next send looks first. */
+    private int deferredRequests;
+    private int deferredCursor;
 
     // FUNCTION_RESULT payload being collected
     private StringBuilder functionPayload;
@@ -308,11 +323,36 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             functionResultBegin(b, s, e, n);
         } else if (is(b, ks, ke, K_FLUSH)) {
             current = null;
+            skipping = false;
         } else if (is(b, ks, ke, K_DISABLE)) {
             disabled = true;
         } else {
             throw error("unknown keyword", b, s, e);
         }
+    }
+
+    /**
+     * Sends the replication requests planned while the child's channel was not writable, in chart
+     * order, until none is left or the channel is full again. Event loop only.
+     */
+    public void sendDeferredRequests() {
+        while (deferredRequests > 0 && commands.writable()) {
+            if (deferredCursor >= charts.size()) {
+                deferredCursor = 0;
+            }
+            ReceivedChart c = charts.get(deferredCursor++);
+            ReceiverReplication.Request r = c.deferredRequest;
+            if (r != null) {
+                c.deferredRequest = null;
+                deferredRequests--;
+                commands.send(r.line(c.info.id()));
+            }
+        }
+    }
+
+    /** Replication requests waiting for the child to read. */
+    public int deferredRequests() {
+        return deferredRequests;
     }
 
     /**
@@ -334,8 +374,13 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         int index = chartIndex.get(b, words.start(1), words.end(1));
         if (index < 0) {
+            if (chartsRefused) {
+                skipRefusedChart();
+                return;
+            }
             throw error("BEGIN of a chart that was not defined", b, s, e);
         }
+        skipping = false;
         ReceivedChart c = charts.get(index);
         long usec = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
         current = c;
@@ -344,7 +389,16 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
     }
 
+    /** A BEGIN/RBEGIN of a chart this stream does not know, after a chart was refused: probably that one. */
+    private void skipRefusedChart() {
+        skipping = true;
+        current = null;
+    }
+
     private void set(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = current;
         if (c == null || !c.collecting) {
             throw error("SET outside BEGIN/END", b, s, e);
@@ -354,6 +408,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         int dim = c.dimensions.get(b, words.start(1), words.end(1));
         if (dim < 0) {
+            if (c.dimensionsRefused) {
+                return;
+            }
             throw error("SET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
         if (n < 3 || words.start(2) == words.end(2)) {
@@ -367,6 +424,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void end(byte[] b, int s, int e) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = current;
         if (c == null || !c.collecting) {
             throw error("END without BEGIN", b, s, e);
@@ -437,13 +497,16 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             }
             c.info = info;
         } else {
-            if (charts.size() >= limits.maxChartsPerHost()) {
-                throw error("more than " + limits.maxChartsPerHost() + " charts for this host", b, s, e);
+            if (metadata.chartId(hostGuid, id) < 0
+                    && metadata.chartsOfHost(metadata.hostId(hostGuid)) >= limits.maxChartsPerHost()) {
+                refuseChart(id);
+                return;
             }
             c = new ReceivedChart(info, sink, replication.chart());
             chartIndex.add(id);
             charts.add(c);
         }
+        skipping = false;
         c.obsolete = options.contains("obsolete");
         c.collector.storeFirst(options.contains("store_first"));
         if (index >= 0) {
@@ -459,6 +522,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void dimension(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = requireChart("DIMENSION", b, s, e);
         if (n < 2 || words.start(1) == words.end(1)) {
             throw error("DIMENSION without an id", b, s, e);
@@ -475,18 +541,59 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (divisor == 0) {
             divisor = 1;
         }
-        if (c.dimensions.get(id) < 0 && c.dimensionCount() >= limits.maxDimensionsPerChart()) {
-            throw error("more than " + limits.maxDimensionsPerChart() + " dimensions in chart " + c.info.id(), b, s, e);
-        }
         int flags = (options.contains("hidden") ? DimensionInfo.FLAG_HIDDEN : 0)
                 | (options.contains("obsolete") ? DimensionInfo.FLAG_OBSOLETE : 0);
-        int metric = metadata.upsertDimension(new DimensionInfo(hostGuid, c.info.id(), id, name,
-                algorithm.netdataName(), multiplier, divisor, flags));
+        DimensionInfo definition = new DimensionInfo(hostGuid, c.info.id(), id, name, algorithm.netdataName(),
+                multiplier, divisor, flags);
+        if (c.dimensions.get(id) < 0) {
+            if (c.dimensionCount() >= limits.maxDimensionsPerChart()) {
+                refuseDimension(c, id, "dimensions in chart " + c.info.id(), limits.maxDimensionsPerChart());
+                return;
+            }
+            if (!metadata.hasDimension(definition)
+                    && metadata.dimensionsOfHost(metadata.hostId(hostGuid)) >= limits.maxDimensionsPerHost()) {
+                refuseDimension(c, id, "dimensions of the host (" + StreamConfig.MAX_DIMENSIONS_PER_HOST + ")",
+                        limits.maxDimensionsPerHost());
+                return;
+            }
+        }
+        int metric = metadata.upsertDimension(definition);
         int index = c.defineDimension(id, metric, algorithm, multiplier, divisor);
         c.collector.resetDetection(index, !options.contains("noreset") && !options.contains("nooverflow"));
     }
 
+    /** A chart over the host's total: not stored, its lines skipped until the next chart; the stream goes on. */
+    private void refuseChart(String id) {
+        stats.chartsRefused.increment();
+        skipping = true;
+        chartsRefused = true;
+        current = null;
+        long suppressed = REFUSALS_LOG.admit(hostGuid.toString(), "charts", System.nanoTime());
+        if (suppressed >= 0) {
+            LOG.warn("host '{}' ({}): chart '{}' refused: the host has {} charts, its limit ({} in stream.conf);"
+                            + " the chart's data is not stored, the stream goes on{}", LogText.escape(host.hostname()),
+                    hostGuid, LogText.escape(id), limits.maxChartsPerHost(), StreamConfig.MAX_CHARTS_PER_HOST,
+                    PerAddressLogLimiter.suppressedNote(suppressed));
+        }
+    }
+
+    /** A dimension over a limit: not stored, its values skipped; the chart and the stream go on. */
+    private void refuseDimension(ReceivedChart c, String id, String what, int limit) {
+        stats.dimensionsRefused.increment();
+        c.dimensionsRefused = true;
+        long suppressed = REFUSALS_LOG.admit(hostGuid.toString(), "dimensions", System.nanoTime());
+        if (suppressed >= 0) {
+            LOG.warn("host '{}' ({}): dimension '{}' of chart '{}' refused: {} {}, the limit; its values are not"
+                            + " stored, the stream goes on{}", LogText.escape(host.hostname()), hostGuid,
+                    LogText.escape(id), LogText.escape(c.info.id()), limit, what,
+                    PerAddressLogLimiter.suppressedNote(suppressed));
+        }
+    }
+
     private void chartLabel(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = requireChart("CLABEL", b, s, e);
         if (n < 3) {
             throw error("CLABEL needs a name and a value", b, s, e);
@@ -498,6 +605,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void chartLabelCommit(byte[] b, int s, int e) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = requireChart("CLABEL_COMMIT", b, s, e);
         ChartInfo i = c.info;
         c.info = new ChartInfo(i.hostGuid(), i.id(), i.name(), i.title(), i.units(), i.family(), i.context(),
@@ -507,6 +617,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void chartDefinitionEnd(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return; // a refused chart is not replicated
+        }
         ReceivedChart c = requireChart("CHART_DEFINITION_END", b, s, e);
         long childFirst = n > 1 ? AsciiNumbers.parseLongC(b, words.start(1), words.end(1)) : 0;
         long childLast = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
@@ -517,6 +630,14 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     private void sendReplicationRequest(ReceivedChart c, ReceiverReplication.Request r, long childLast) {
         c.replicating = true;
+        if (!commands.writable()) {
+            // a child that does not read: the request waits in its chart (one per chart, the latest)
+            if (c.deferredRequest == null) {
+                deferredRequests++;
+            }
+            c.deferredRequest = r;
+            return;
+        }
         LOG.debug("{} {}: stored up to {}, child up to {}: {}", host.hostname(), c.info.id(), c.dimensionCount() > 0 ? engine.registry().lastTime(c.metricIds[0], 0) : 0, childLast, r);
         commands.send(r.line(c.info.id()));
     }
@@ -546,6 +667,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         if (n <= i) {
             throw error("VARIABLE without a name", b, s, e);
+        }
+        if (skipping && !Boolean.TRUE.equals(global)) {
+            return; // a variable of a refused chart
         }
         String name = str(b, i);
         String value = n > i + 1 ? str(b, i + 1) : "";
@@ -595,6 +719,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         if (n <= i) {
             throw error("FUNCTION without a name", b, s, e);
+        }
+        if (skipping && i == 1) {
+            return; // a function of a refused chart
         }
         String name = str(b, i);
         String help = n > i + 2 ? str(b, i + 2) : "";
@@ -651,9 +778,16 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (we > ws) {
             int index = chartIndex.get(b, ws, we);
             if (index < 0) {
+                if (chartsRefused) {
+                    skipRefusedChart();
+                    return;
+                }
                 throw error("RBEGIN of a chart that was not defined", b, s, e);
             }
+            skipping = false;
             current = charts.get(index);
+        } else if (skipping) {
+            return;
         } else if (current == null) {
             throw error("RBEGIN '' without a chart", b, s, e);
         }
@@ -678,6 +812,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void replaySet(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         if (n < 3) {
             ReceivedChart c = current;
             if (c != null && c.replayPointOpen) {
@@ -762,6 +899,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     private void replaySet(byte[] b, int s, int e, int dimStart, int dimEnd, int valueStart, int valueEnd,
                            int flagsStart, int flagsEnd) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = current;
         if (c == null) {
             throw error("RSET without RBEGIN", b, s, e);
@@ -771,6 +911,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         int dim = c.dimensions.get(b, dimStart, dimEnd);
         if (dim < 0) {
+            if (c.dimensionsRefused) {
+                return;
+            }
             throw error("RSET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
         double value = AsciiNumbers.parseDouble(b, valueStart, valueEnd);
@@ -792,6 +935,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void replayDimensionState(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = current;
         if (c == null) {
             throw error("RDSTATE without RBEGIN", b, s, e);
@@ -801,6 +947,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         int dim = c.dimensions.get(b, words.start(1), words.end(1));
         if (dim < 0) {
+            if (c.dimensionsRefused) {
+                return;
+            }
             throw error("RDSTATE of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
         c.collector.dimensionState(dim,
@@ -811,6 +960,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void replayChartState(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = current;
         if (c == null) {
             throw error("RSSTATE without RBEGIN", b, s, e);
@@ -823,6 +975,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void replayEnd(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
         ReceivedChart c = current;
         if (c == null) {
             throw error("REND without RBEGIN", b, s, e);

@@ -105,6 +105,26 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
         return readingPaused;
     }
 
+    /**
+     * Runs {@code action} unless a stream of the machine GUID is live, with no stream of it
+     * registering meanwhile (a host's removal must not race with the host connecting). Any thread;
+     * {@code action} must be short (it holds the registration of that GUID).
+     *
+     * @return false, without running it, when a stream of the GUID is live
+     */
+    public boolean unlessConnected(String machineGuid, Runnable action) {
+        boolean[] live = {false};
+        byGuid.compute(key(machineGuid), (k, a) -> {
+            if (a != null) {
+                live[0] = true;
+                return a;
+            }
+            action.run();
+            return null;
+        });
+        return !live[0];
+    }
+
     public boolean isConnected(String machineGuid) {
         return byGuid.containsKey(key(machineGuid));
     }

@@ -13,4 +13,8 @@ public final class ReceiverStats {
     public final LongAdder protocolErrors = new LongAdder();
     public final LongAdder connectionsAccepted = new LongAdder();
     public final LongAdder connectionsRefused = new LongAdder();
+    /** Chart definitions refused for {@code max charts per host} (the stream goes on without them). */
+    public final LongAdder chartsRefused = new LongAdder();
+    /** Dimension definitions refused for {@code max dimensions per host} or the per-chart bound. */
+    public final LongAdder dimensionsRefused = new LongAdder();
 }

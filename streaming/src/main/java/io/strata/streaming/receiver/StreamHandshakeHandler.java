@@ -126,15 +126,27 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
                 req.updateEvery() > 0 ? req.updateEvery() : 1, null);
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
                 ctx.channel(), Clocks.wallMillis());
-        ParentCommands commands = line -> {
-            rc.stats().bytesSent.add(line.length());
-            ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, StandardCharsets.UTF_8));
+        ParentCommands commands = new ParentCommands() {
+            @Override
+            public void send(String line) {
+                rc.stats().bytesSent.add(line.length());
+                ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public boolean writable() {
+                // below the channel's high water mark; above it the child has not read what it got
+                return ctx.channel().isWritable();
+            }
         };
         ReceiverReplication planner = rc.replication().forStream(d.settings());
+        // stream.conf's totals for this host (its GUID section, else its key's, else [stream])
+        ReceiverLimits limits = rc.limits().withHostTotals(d.settings().maxChartsPerHost(),
+                d.settings().maxDimensionsPerHost());
         ReceiverParser parser;
         try {
             parser = new ReceiverParser(rc.engine(), host, commands, planner,
-                    Capabilities.has(caps, Capabilities.REPLICATION), rc.limits(), rc.stats(), rc.nowMicros(),
+                    Capabilities.has(caps, Capabilities.REPLICATION), limits, rc.stats(), rc.nowMicros(),
                     rc.functionResults());
         } catch (RuntimeException e) {
             LOG.error("{}: cannot register the host; closing", who, e);
@@ -169,7 +181,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (Capabilities.has(caps, Capabilities.COMPRESSION)) {
             p.addLast("stream-lz4", new Lz4StreamFrameDecoder());
         }
-        p.addLast("stream-receiver", new StreamReceiverHandler(parser, rc.limits(), rc.registry(), active,
+        p.addLast("stream-receiver", new StreamReceiverHandler(parser, limits, rc.registry(), active,
                 req.machineGuid(), who, rc.stats()));
         p.remove(this);
         if (rest.isReadable()) {

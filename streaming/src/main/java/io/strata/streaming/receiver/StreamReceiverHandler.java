@@ -89,6 +89,19 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable() && !closing) {
+            try {
+                parser.sendDeferredRequests();
+            } catch (RuntimeException e) {
+                LOG.error("{}: internal error while sending replication requests; closing this stream", who, e);
+                close(ctx);
+            }
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException d && d.getCause() instanceof StreamProtocolException p) {
             protocolError(ctx, p.getMessage());

@@ -6,7 +6,9 @@ import io.netty.channel.Channel;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
@@ -42,9 +44,16 @@ public final class SenderSession {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean disconnectQueued = new AtomicBoolean();
+    /** Parent commands in {@link #events}: written on the event loop, taken on the connection thread. */
+    private final AtomicInteger queuedCommands = new AtomicInteger();
     private volatile String closeReason;
     private volatile long lastProgressNanos = System.nanoTime();
     final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
+
+    /** Parent commands queued for the connection thread at most (plus those of the read that reached it). */
+    public static final int MAX_QUEUED_COMMANDS = 1024;
+    /** Queued parent commands below which a socket no longer read is read again. */
+    public static final int RESUME_QUEUED_COMMANDS = 256;
 
     SenderSession(String hostName, Channel channel, Destination destination, long capabilities, long bufferSizeBytes) {
         this.hostName = Objects.requireNonNull(hostName, "hostName");
@@ -116,6 +125,50 @@ public final class SenderSession {
     /** Bytes committed and not yet written to the socket. */
     public long pendingBytes() {
         return pending.get();
+    }
+
+    /**
+     * On the event loop: a line from the parent, for the connection thread. At
+     * {@link #MAX_QUEUED_COMMANDS} queued the socket is no longer read (the parent's writes then
+     * wait in the kernel's buffers and its own), until the connection thread has worked the queue
+     * down to {@link #RESUME_QUEUED_COMMANDS}.
+     */
+    void commandReceived(byte[] line) {
+        events.add(new CommandLine(line));
+        if (queuedCommands.incrementAndGet() >= MAX_QUEUED_COMMANDS) {
+            updateReading();
+        }
+    }
+
+    /** On the connection thread: the next command or the end of the connection, waiting for one. */
+    Object nextEvent() throws InterruptedException {
+        Object ev = events.take();
+        // crossing the resume mark (by one, so never jumped over) hands the decision to the event loop,
+        // which alone turns reading off: a decision taken here could race with one taken there
+        if (ev instanceof CommandLine && queuedCommands.decrementAndGet() == RESUME_QUEUED_COMMANDS) {
+            try {
+                channel.eventLoop().execute(this::updateReading);
+            } catch (RejectedExecutionException e) {
+                // the event loop is shutting down: the connection goes with it, nothing to read
+            }
+        }
+        return ev;
+    }
+
+    /** On the event loop, once the stream's pipeline is in place: reads unless the commands already fill the queue. */
+    void startReading() {
+        channel.config().setAutoRead(queuedCommands.get() < MAX_QUEUED_COMMANDS);
+    }
+
+    /** On the event loop: reading stops at the high mark and resumes at the low one. */
+    private void updateReading() {
+        int queued = queuedCommands.get();
+        boolean reading = channel.config().isAutoRead();
+        if (reading && queued >= MAX_QUEUED_COMMANDS) {
+            channel.config().setAutoRead(false);
+        } else if (!reading && queued <= RESUME_QUEUED_COMMANDS) {
+            channel.config().setAutoRead(true);
+        }
     }
 
     /** Parent commands and events waiting for the connection thread. */

@@ -465,14 +465,14 @@ public final class StreamSender implements AutoCloseable {
         if (!ch.isActive()) {
             session.disconnected("connection closed by the parent");
         }
-        ch.config().setAutoRead(true);
+        session.startReading();
     }
 
     /** Runs the listener for one session until it ends. */
     private void serve(SenderSession s) throws InterruptedException {
         try {
             while (true) {
-                Object ev = s.events.take();
+                Object ev = s.nextEvent();
                 if (ev instanceof SenderSession.CommandLine c) {
                     try {
                         listener.onParentCommand(s, c.line(), c.line().length);
@@ -610,7 +610,7 @@ public final class StreamSender implements AutoCloseable {
                 byte b = in.readByte();
                 if (b == '\n') {
                     if (!skippingOverlong) {
-                        session.events.add(new SenderSession.CommandLine(Arrays.copyOf(line, length)));
+                        session.commandReceived(Arrays.copyOf(line, length));
                     }
                     length = 0;
                     skippingOverlong = false;

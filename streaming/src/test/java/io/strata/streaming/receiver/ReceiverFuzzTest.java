@@ -1004,9 +1004,7 @@ class ReceiverFuzzTest {
                 FloodRun run = new FloodRun(p, scratch, r, context);
                 boolean refused = switch (kind) {
                     case CHARTS -> floodCharts(run, limits.maxChartsPerHost());
-                    case DIMENSIONS -> floodDistinct(run, limits.maxDimensionsPerChart(), List.of(chartLine("fl.c")),
-                            true,
-                            k -> "DIMENSION \"d" + k + "\" \"d" + k + "\" \"absolute\" 1 1 \"\"");
+                    case DIMENSIONS -> floodDimensions(run, limits.maxDimensionsPerChart());
                     case CHART_LABELS -> floodChartLabels(run, limits.maxLabelsPerHost());
                     case HOST_LABELS -> floodDistinct(run, limits.maxLabelsPerHost(), List.of(), false,
                             k -> "LABEL \"h" + k + "\" = 1 \"v" + k + "\"");
@@ -1067,7 +1065,12 @@ class ReceiverFuzzTest {
                 run.accept(chartLine("fl.c" + run.r.nextInt(k + 1)));
             }
         }
-        assertFalse(run.offer(chartLine("fl.c" + limit)), run.context + ": chart " + (limit + 1) + " accepted");
+        // one more is refused alone: not stored, its lines skipped, the stream goes on
+        run.accept(chartLine("fl.c" + limit));
+        run.accept("DIMENSION \"d\" \"d\" \"absolute\" 1 1 \"\"");
+        run.accept("BEGIN \"fl.c" + limit + "\" 1000000");
+        run.accept("SET \"d\" = 1");
+        run.accept("END");
         assertEquals(limit, run.p.chartCount(), run.context);
         return true;
     }
@@ -1088,6 +1091,26 @@ class ReceiverFuzzTest {
             }
         }
         assertFalse(run.offer(line.apply(limit)), run.context + ": name " + (limit + 1) + " accepted");
+        return true;
+    }
+
+    /**
+     * Dimensions of one chart up to the limit (names already given in between hold nothing new); one
+     * more is refused alone: not stored, its values skipped, the stream goes on.
+     */
+    static boolean floodDimensions(FloodRun run, int limit) {
+        run.accept(chartLine("fl.c"));
+        for (int k = 0; k < limit; k++) {
+            run.accept("DIMENSION \"d" + k + "\" \"d" + k + "\" \"absolute\" 1 1 \"\"");
+            if (run.r.nextInt(3) == 0) {
+                int again = run.r.nextInt(k + 1);
+                run.accept("DIMENSION \"d" + again + "\" \"d" + again + "\" \"absolute\" 1 1 \"\"");
+            }
+        }
+        run.accept("DIMENSION \"d" + limit + "\" \"d" + limit + "\" \"absolute\" 1 1 \"\"");
+        run.accept("BEGIN \"fl.c\" 1000000");
+        run.accept("SET \"d" + limit + "\" = 1");
+        run.accept("END");
         return true;
     }
 
