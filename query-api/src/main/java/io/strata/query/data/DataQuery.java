@@ -2,6 +2,7 @@ package io.strata.query.data;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.engine.query.AggregateSink;
 import io.strata.engine.page.StorageNumber;
 import io.strata.engine.query.QueryResult;
@@ -61,8 +62,8 @@ public final class DataQuery {
         long options = req.options;
 
         List<ChartView> charts = targetCharts(host, req);
-        SimplePattern dims = SimplePattern.parse(req.dimensions);
-        if (dims != null && dims.matchesEverything()) {
+        SimplePattern dims = SimplePattern.parse(req.dimensions, SimplePattern.API_SEPARATORS);
+        if (dims.isEmpty() || dims.matchesEverything()) {
             dims = null;
         }
         boolean matchIds = (options & DataOptions.MATCH_IDS) != 0;
@@ -192,9 +193,13 @@ public final class DataQuery {
     private static List<ChartView> targetCharts(HostView host, DataRequest req) {
         List<ChartView> out = new ArrayList<>();
         if (DataRequest.given(req.context)) {
-            SimplePattern contexts = SimplePattern.parse(req.context);
-            SimplePattern instances = DataRequest.given(req.chart) ? SimplePattern.parse(req.chart) : null;
-            if (contexts != null) {
+            SimplePattern contexts = SimplePattern.parse(req.context, SimplePattern.API_SEPARATORS);
+            SimplePattern instances = DataRequest.given(req.chart)
+                    ? SimplePattern.parse(req.chart, SimplePattern.API_SEPARATORS) : null;
+            if (instances != null && instances.isEmpty()) {
+                instances = null;
+            }
+            if (!contexts.isEmpty()) {
                 for (ChartView c : host.charts()) {
                     if (contexts.matches(c.info().context())
                             && (instances == null || instances.matches(c.id()) || instances.matches(c.name()))) {

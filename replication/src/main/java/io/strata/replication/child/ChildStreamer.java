@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.strata.replication.sender.ParentCommandDispatcher;
 import io.strata.replication.sender.ReplayAnswer;
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.handshake.Capabilities;

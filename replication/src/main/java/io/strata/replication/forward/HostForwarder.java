@@ -7,7 +7,7 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.replication.child.ChildStreamer;
 import io.strata.replication.sender.ParentCommandDispatcher;
 import io.strata.replication.sender.ReplayAnswer;
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
