@@ -8,7 +8,7 @@ import io.strata.engine.netdata.SimplePattern;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
 import io.strata.query.catalog.HostView;
-import io.strata.query.catalog.Retention;
+import io.strata.query.catalog.RetentionSpan;
 import io.strata.query.data.QueryWindow;
 import io.strata.query.http.ApiError;
 import io.strata.query.http.ApiRequest;
@@ -253,8 +253,8 @@ public final class ContextsApi {
             collected = new boolean[n];
             long window = Math.max(COLLECTED_SECONDS, 3L * c.info().updateEvery());
             for (int d = 0; d < n; d++) {
-                first[d] = Retention.first(registry, c.metric(d));
-                last[d] = Retention.last(registry, c.metric(d));
+                first[d] = RetentionSpan.first(registry, c.metric(d));
+                last[d] = RetentionSpan.last(registry, c.metric(d));
                 collected[d] = last[d] != 0 && now - last[d] < window && !c.obsolete(d);
                 if (first[d] != 0 && (chartFirst == 0 || first[d] < chartFirst)) {
                     chartFirst = first[d];

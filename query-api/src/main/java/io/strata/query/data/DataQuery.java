@@ -9,7 +9,7 @@ import io.strata.engine.query.QueryResult;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
 import io.strata.query.catalog.HostView;
-import io.strata.query.catalog.Retention;
+import io.strata.query.catalog.RetentionSpan;
 import io.strata.query.http.ApiError;
 
 import java.io.IOException;
@@ -87,8 +87,8 @@ public final class DataQuery {
         for (ChartView c : charts) {
             for (int d = 0; d < c.dimensions(); d++) {
                 int m = c.metric(d);
-                long first = Retention.first(registry, m);
-                long last = Retention.last(registry, m);
+                long first = RetentionSpan.first(registry, m);
+                long last = RetentionSpan.last(registry, m);
                 if (first == 0 || first > requested[1] || last < requested[0]) {
                     continue;
                 }
@@ -117,8 +117,8 @@ public final class DataQuery {
         long dbLast = 0;
         long updateEvery = Long.MAX_VALUE;
         for (Column col : columns) {
-            dbFirst = Math.min(dbFirst, Retention.first(registry, col.metric));
-            dbLast = Math.max(dbLast, Retention.last(registry, col.metric));
+            dbFirst = Math.min(dbFirst, RetentionSpan.first(registry, col.metric));
+            dbLast = Math.max(dbLast, RetentionSpan.last(registry, col.metric));
             updateEvery = Math.min(updateEvery, col.chart.info().updateEvery());
         }
 
