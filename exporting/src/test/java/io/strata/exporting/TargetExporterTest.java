@@ -10,7 +10,7 @@ import io.strata.exporting.config.TargetConfig;
 import io.strata.exporting.position.PositionStore;
 import io.strata.exporting.remotewrite.RemoteWriteClient;
 import io.strata.exporting.remotewrite.RetryPolicy;
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -5,7 +5,7 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.HostInfo;
 import io.strata.streaming.child.MachineGuid;
 import io.strata.streaming.auth.StreamConfig;
-import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.config.IniException;
 import io.strata.streaming.config.IniFile;
@@ -27,12 +27,12 @@ public final class EmbeddedChild implements Closeable {
 
     private final StorageEngine engine;
     private final LocalCharts charts;
-    private final ChildStreamer streamer;
+    private final LocalHostStreamer streamer;
     private final UUID machineGuid;
     private final int updateEvery;
     private boolean connected;
 
-    private EmbeddedChild(StorageEngine engine, LocalCharts charts, ChildStreamer streamer, UUID guid,
+    private EmbeddedChild(StorageEngine engine, LocalCharts charts, LocalHostStreamer streamer, UUID guid,
                           int updateEvery) {
         this.engine = engine;
         this.charts = charts;
@@ -64,7 +64,7 @@ public final class EmbeddedChild implements Closeable {
             HostInfo self = new HostInfo(guid, hostname, "linux", TimeZone.getDefault().getID(), updateEvery,
                     Map.of("_is_parent", "false"));
             LocalCharts charts = new LocalCharts(engine, self);
-            ChildStreamer streamer = new ChildStreamer(charts, stream.sender(), 1, null);
+            LocalHostStreamer streamer = new LocalHostStreamer(charts, stream.sender(), 1, null);
             return new EmbeddedChild(engine, charts, streamer, guid, updateEvery);
         } catch (RuntimeException e) {
             try {
@@ -100,7 +100,7 @@ public final class EmbeddedChild implements Closeable {
         return updateEvery;
     }
 
-    public ChildStreamer streamer() {
+    public LocalHostStreamer streamer() {
         return streamer;
     }
 

@@ -180,6 +180,21 @@ class AllMetricsTest {
                 + "units \"percentage\"\n"), body);
     }
 
+    /** Netdata reads {@code filter=} with its default separators: white space, not the data API's {@code |}. */
+    @Test
+    void filterIsASpaceSeparatedList() throws Exception {
+        JsonNode both = Vectors.JSON.readTree(server.get("/api/v1/allmetrics?format=json&filter=system.cpu%20system.load").body());
+        assertEquals(Set.of("system.cpu", "system.load"), keys(both));
+        JsonNode piped = Vectors.JSON.readTree(server.get("/api/v1/allmetrics?format=json&filter=system.cpu%7Csystem.load").body());
+        assertEquals(Set.of(), keys(piped), "'system.cpu|system.load' is one glob that names no chart");
+    }
+
+    private static Set<String> keys(JsonNode object) {
+        Set<String> s = new TreeSet<>();
+        object.fieldNames().forEachRemaining(s::add);
+        return s;
+    }
+
     /** The charts a host's samples name. */
     private static Set<String> charts(List<String> samples, String host) {
         Set<String> s = new TreeSet<>();

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Writes come from the flushing thread only. Readers take the read lock while they hold page
  * references; the write lock is taken only to change the list of datafiles or swap an index.
  *
- * <p>Rotation and retention ({@link Retention}, {@code docs/format/datafile.md} "Rotation"): the
+ * <p>Rotation and retention ({@link TierRetention}, {@code docs/format/datafile.md} "Rotation"): the
  * tier keeps a running count of the bytes of its datafiles and journals; when a new datafile
  * begins, the oldest datafiles are deleted while the tier is over its quota, and
  * {@link #enforceRetention} also deletes those older than the maximum age. Writing, rotation and
@@ -61,7 +61,7 @@ public final class TierStore implements Closeable {
     final List<Datafile> files = new ArrayList<>();
     /** The datafile being written; null after a close whose successor could not be begun yet. */
     Datafile current;
-    private final Retention retention;
+    private final TierRetention retention;
     private JournalV1Writer journal;
     private int nextFileno = 1;
     /** The highest file number seen at open, kept or not (a datafile of another format version). */
@@ -140,7 +140,7 @@ public final class TierStore implements Closeable {
         this.io = cfg.io();
         this.dir = cfg.tierDir(tier);
         this.registry = registry;
-        this.retention = new Retention(this, tier, cfg, io, dir, registry);
+        this.retention = new TierRetention(this, tier, cfg, io, dir, registry);
     }
 
     /**
@@ -613,7 +613,7 @@ public final class TierStore implements Closeable {
         return writeFailures;
     }
 
-    // ---- rotation and retention (Retention) -------------------------------------------------------
+    // ---- rotation and retention (TierRetention) -------------------------------------------------------
 
     /**
      * Deletes the oldest datafiles (each with its journals) while the tier is over its quota

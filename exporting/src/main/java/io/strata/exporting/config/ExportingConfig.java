@@ -1,6 +1,7 @@
 package io.strata.exporting.config;
 
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.ConfigNumbers;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.config.IniException;
 import io.strata.streaming.config.IniFile;
 
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Netdata's {@code exporting.conf}, read from a node's configuration directory: {@code [exporting:global]}
@@ -340,12 +342,11 @@ public record ExportingConfig(boolean globallyEnabled, List<TargetConfig> target
             if (e.isEmpty()) {
                 return def;
             }
-            long v;
-            try {
-                v = Long.parseLong(e.get().value().trim());
-            } catch (NumberFormatException x) {
+            OptionalLong parsed = ConfigNumbers.wholeNumber(e.get().value());
+            if (parsed.isEmpty()) {
                 throw bad(e.get(), "is not a number");
             }
+            long v = parsed.getAsLong();
             if (v < min || v > max) {
                 throw bad(e.get(), "must be between " + min + " and " + max);
             }

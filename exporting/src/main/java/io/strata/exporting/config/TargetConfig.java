@@ -1,6 +1,6 @@
 package io.strata.exporting.config;
 
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 
 import java.util.List;
 import java.util.Locale;

@@ -12,7 +12,7 @@ import io.strata.node.config.NodeConfig;
 import io.strata.node.runtime.NodeRoles;
 import io.strata.node.runtime.StrataNode;
 import io.strata.streaming.auth.StreamConfig;
-import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.config.IniFile;
 import org.junit.jupiter.api.Assumptions;
@@ -99,12 +99,12 @@ class DataLatencyBenchIT {
                 local.collect(chart, values, null, t * 1_000_000L);
             }
 
-            List<ChildStreamer> streamers = new ArrayList<>();
+            List<LocalHostStreamer> streamers = new ArrayList<>();
             for (int port : new int[]{strataPort, nd.webPort()}) {
                 StreamConfig.SenderSettings s = StreamConfig.from(IniFile.parse("[stream]\n\tenabled = yes\n"
                         + "\tdestination = 127.0.0.1:" + port + "\n\tapi key = " + KEY + "\n"
                         + "\tenable compression = no\n", "stream.conf")).sender();
-                ChildStreamer c = new ChildStreamer(local, s, 1, null);
+                LocalHostStreamer c = new LocalHostStreamer(local, s, 1, null);
                 streamers.add(c);
                 c.start();
             }
@@ -151,7 +151,7 @@ class DataLatencyBenchIT {
                     }
                 }
             } finally {
-                for (ChildStreamer c : streamers) {
+                for (LocalHostStreamer c : streamers) {
                     c.close();
                 }
             }

@@ -7,7 +7,7 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
-import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.handshake.StreamRequest;
@@ -67,7 +67,7 @@ class StrataChildFirstSecondsToNetdataParentIT {
                     "", false);
             // the streamer's own sender is never started: ours hands it the connection and holds
             // the parent's first REPLAY_CHART back until the collector stored its first points
-            ChildStreamer streamer = new ChildStreamer(local, settings, 1, null);
+            LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null);
             CountDownLatch defined = new CountDownLatch(1);
             CountDownLatch collectedMeanwhile = new CountDownLatch(3);
             List<String> commands = new CopyOnWriteArrayList<>();
@@ -97,7 +97,7 @@ class StrataChildFirstSecondsToNetdataParentIT {
             };
             Handshake handshake = Handshake.netdata(d -> StreamRequest.builder().key(RealNetdata.API_KEY)
                     .hostname(hostname).registryHostname(hostname).machineGuid(guid.toString()).updateEvery(1)
-                    .os("linux").hops(1).ver(ChildStreamer.CHILD_CAPABILITIES & ~StreamSender.CAP_COMPRESSION)
+                    .os("linux").hops(1).ver(LocalHostStreamer.CHILD_CAPABILITIES & ~StreamSender.CAP_COMPRESSION)
                     .programName("netdata").programVersion("v1.37.1").build().encode());
             ScheduledExecutorService collector = Executors.newSingleThreadScheduledExecutor();
             try (StreamSender sender = StreamSender.fromSettings(hostname, settings, settings.destination(), handshake,

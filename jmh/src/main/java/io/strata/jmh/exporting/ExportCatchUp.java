@@ -15,7 +15,7 @@ import io.strata.exporting.config.Destination;
 import io.strata.exporting.config.ExportingConfig;
 import io.strata.exporting.config.TargetConfig;
 import io.strata.exporting.position.PositionStore;
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 
 import java.io.IOException;
 import java.io.InputStream;

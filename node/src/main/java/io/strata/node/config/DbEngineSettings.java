@@ -2,11 +2,11 @@ package io.strata.node.config;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.FsyncPolicy;
+import io.strata.engine.netdata.ConfigNumbers;
 import io.strata.node.config.NodeConfig.ConfigException;
 import io.strata.streaming.config.IniFile;
 
 import java.nio.file.Path;
-import java.util.Locale;
 
 /**
  * The {@code [db]} keys of {@code netdata.conf} that tune the engine beyond tiers and quotas:
@@ -109,41 +109,13 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
     }
 
     private static long parseLong(Path file, String key, String v) throws ConfigException {
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(file + ": [db] " + key + " = " + v + " is not a number");
-        }
+        return ConfigNumbers.wholeNumber(v).orElseThrow(
+                () -> new ConfigException(file + ": [db] " + key + " = " + v + " is not a number"));
     }
 
-    /**
-     * Netdata's duration spelling: a number with an optional unit, {@code s}, {@code m}, {@code h},
-     * {@code d}, {@code w}, {@code mo} (30 days) or {@code y} (365 days); a bare number is seconds;
-     * 0 means no limit.
-     */
+    /** Netdata's duration spelling ({@link ConfigNumbers#durationSeconds}); 0 means no limit. */
     static long parseDuration(Path file, String key, String v) throws ConfigException {
-        String s = v.trim().toLowerCase(Locale.ROOT);
-        int i = 0;
-        while (i < s.length() && Character.isDigit(s.charAt(i))) {
-            i++;
-        }
-        String unit = s.substring(i).trim();
-        long mult;
-        switch (unit) {
-            case "", "s" -> mult = 1;
-            case "m" -> mult = 60;
-            case "h" -> mult = 3600;
-            case "d" -> mult = 86_400;
-            case "w" -> mult = 7 * 86_400L;
-            case "mo" -> mult = 30 * 86_400L;
-            case "y" -> mult = 365 * 86_400L;
-            default -> throw new ConfigException(file + ": [db] " + key + " = " + v
-                    + " is not a duration (a number with s, m, h, d, w, mo or y)");
-        }
-        if (i == 0 || i > 12) {
-            throw new ConfigException(file + ": [db] " + key + " = " + v
-                    + " is not a duration (a number with s, m, h, d, w, mo or y)");
-        }
-        return Long.parseLong(s.substring(0, i)) * mult;
+        return ConfigNumbers.durationSeconds(v).orElseThrow(() -> new ConfigException(file + ": [db] " + key
+                + " = " + v + " is not a duration (a number with " + ConfigNumbers.DURATION_UNITS + ")"));
     }
 }

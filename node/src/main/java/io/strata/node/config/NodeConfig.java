@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import io.strata.engine.EngineConfig;
+import io.strata.engine.netdata.ConfigNumbers;
 import io.strata.streaming.config.IniException;
 import java.net.InetAddress;
 import io.strata.exporting.config.ExportingConfig;
@@ -154,11 +155,9 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         if (s == null) {
             return def;
         }
-        try {
-            return Long.parseLong(s.trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException("[" + section + "] " + key + " = " + s + " is not a number");
-        }
+        String value = s;
+        return ConfigNumbers.wholeNumber(value).orElseThrow(
+                () -> new ConfigException("[" + section + "] " + key + " = " + value + " is not a number"));
     }
 
     private static String localHostname() {

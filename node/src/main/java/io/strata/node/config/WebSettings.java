@@ -1,7 +1,8 @@
 package io.strata.node.config;
 
 import io.strata.query.data.QueryBudget;
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.ConfigNumbers;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.config.IniFile;
 import io.strata.streaming.server.Listener;
 import io.strata.streaming.server.ServerLimits;
@@ -117,13 +118,8 @@ public record WebSettings(List<Listener> listeners, ServerLimits limits, WebAcce
         if (e == null) {
             return def;
         }
-        long v;
-        try {
-            v = Long.parseLong(e.value().trim());
-        } catch (NumberFormatException ex) {
-            throw new NodeConfig.ConfigException(e.location() + ": [web] " + key + " = " + e.value()
-                    + " is not a number");
-        }
+        long v = ConfigNumbers.wholeNumber(e.value()).orElseThrow(() -> new NodeConfig.ConfigException(
+                e.location() + ": [web] " + key + " = " + e.value() + " is not a number"));
         if (v < min || v > max) {
             throw new NodeConfig.ConfigException(e.location() + ": [web] " + key + " = " + v + " must be between "
                     + min + " and " + max);

@@ -1,6 +1,7 @@
 package io.strata.node.runtime;
 
 import java.time.Instant;
+import io.strata.engine.netdata.ConfigNumbers;
 import io.strata.engine.time.Clocks;
 
 /**
@@ -35,11 +36,7 @@ public final class CollectionClock {
         if (value == null || value.isBlank()) {
             return 0;
         }
-        try {
-            return Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("-D" + OFFSET_PROPERTY + " must be a whole number of seconds, got '"
-                    + value + "'", e);
-        }
+        return ConfigNumbers.wholeNumber(value).orElseThrow(() -> new IllegalArgumentException(
+                "-D" + OFFSET_PROPERTY + " must be a whole number of seconds, got '" + value + "'"));
     }
 }

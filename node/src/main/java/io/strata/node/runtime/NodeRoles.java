@@ -3,7 +3,7 @@ package io.strata.node.runtime;
 import io.strata.engine.meta.HostInfo;
 import io.strata.node.collect.ProcCollector;
 import io.strata.node.config.NodeConfig;
-import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.server.HttpPipelineInstaller;
 
@@ -39,7 +39,7 @@ public final class NodeRoles {
                     node.addRole(collector);
                 }
                 if (cfg.isChild()) {
-                    ChildStreamer streamer = new ChildStreamer(local, cfg.stream().sender(), 1, null);
+                    LocalHostStreamer streamer = new LocalHostStreamer(local, cfg.stream().sender(), 1, null);
                     node.addRole(streamer);
                     streamer.start();
                 }

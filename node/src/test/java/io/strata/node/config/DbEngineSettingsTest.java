@@ -110,6 +110,9 @@ class DbEngineSettingsTest {
                 "[db] dbengine max future time = soon is not a duration");
         assertMessage("dbengine tier 0 retention time = d\n",
                 "[db] dbengine tier 0 retention time = d is not a duration");
+        // 999999999999 years is past the range of seconds in a long: refused, not wrapped around
+        assertMessage("dbengine tier 0 retention time = 999999999999y\n",
+                "[db] dbengine tier 0 retention time = 999999999999y is not a duration");
     }
 
     @Test

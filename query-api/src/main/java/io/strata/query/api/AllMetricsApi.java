@@ -1,11 +1,11 @@
 package io.strata.query.api;
 
 import io.strata.engine.StorageEngine;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.engine.page.StorageNumber;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
 import io.strata.query.catalog.HostView;
-import io.strata.query.data.SimplePattern;
 import io.strata.query.http.ApiRequest;
 import io.strata.query.http.ApiResponse;
 import io.strata.query.http.ContentTypes;
@@ -43,6 +43,7 @@ public final class AllMetricsApi {
         if (format == null) {
             format = "shell";
         }
+        // Netdata reads this list with its default separators (white space), unlike the data API's
         SimplePattern filter = SimplePattern.parse(q.get("filter"));
         Out o = new Out(64 * 1024);
         String type;
@@ -68,7 +69,7 @@ public final class AllMetricsApi {
     }
 
     private static boolean selected(SimplePattern filter, ChartView c) {
-        return filter == null || filter.matches(c.id()) || filter.matches(c.name());
+        return filter.isEmpty() || filter.matches(c.id()) || filter.matches(c.name());
     }
 
     /** The newest stored value of a metric and its time; NaN and 0 when it has none. */

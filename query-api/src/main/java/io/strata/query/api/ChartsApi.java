@@ -6,7 +6,7 @@ import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.Catalog;
 import io.strata.query.catalog.ChartView;
 import io.strata.query.catalog.HostView;
-import io.strata.query.catalog.Retention;
+import io.strata.query.catalog.RetentionSpan;
 import io.strata.query.http.ApiError;
 import io.strata.query.http.ApiRequest;
 import io.strata.query.http.ApiResponse;
@@ -84,11 +84,11 @@ public final class ChartsApi {
         long first = 0;
         long last = 0;
         for (int d = 0; d < c.dimensions(); d++) {
-            long f = Retention.first(registry, c.metric(d));
+            long f = RetentionSpan.first(registry, c.metric(d));
             if (f != 0 && (first == 0 || f < first)) {
                 first = f;
             }
-            last = Math.max(last, Retention.last(registry, c.metric(d)));
+            last = Math.max(last, RetentionSpan.last(registry, c.metric(d)));
         }
         long duration = first == 0 ? 0 : last - first + ci.updateEvery();
         o.a("\t\t{\n\t\t\t\"id\": ").jsonString(c.id())

@@ -3,17 +3,17 @@ package io.strata.query.api;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.netdata.CNumbers;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
 import io.strata.query.catalog.HostView;
-import io.strata.query.catalog.Retention;
+import io.strata.query.catalog.RetentionSpan;
 import io.strata.query.data.QueryWindow;
-import io.strata.query.data.SimplePattern;
 import io.strata.query.http.ApiError;
 import io.strata.query.http.ApiRequest;
 import io.strata.query.http.ApiResponse;
 import io.strata.query.http.ContentTypes;
-import io.strata.query.text.CNumbers;
 import io.strata.query.text.Out;
 
 import java.nio.charset.StandardCharsets;
@@ -128,8 +128,8 @@ public final class ContextsApi {
             String value = req.query().value(i);
             switch (name) {
                 case "context", "ctx" -> p.context = value;
-                case "after" -> p.after = CNumbers.strtol(value);
-                case "before" -> p.before = CNumbers.strtol(value);
+                case "after" -> p.after = CNumbers.strtol(value, 10);
+                case "before" -> p.before = CNumbers.strtol(value, 10);
                 // not accumulated: the last options= wins, as in Netdata
                 case "options" -> p.options = options(value);
                 case "chart_label_key" -> labelKey = value;
@@ -142,9 +142,9 @@ public final class ContextsApi {
                 }
             }
         }
-        p.labelKey = SimplePattern.parse(labelKey);
-        p.labelsFilter = SimplePattern.parse(labelsFilter);
-        p.dimensions = dims == null ? null : SimplePattern.parse(dims.toString());
+        p.labelKey = filter(labelKey);
+        p.labelsFilter = filter(labelsFilter);
+        p.dimensions = dims == null ? null : filter(dims.toString());
         if (p.after != 0 && p.before != 0) {
             long[] w = QueryWindow.toAbsolute(p.after, p.before, req.context().nowSeconds());
             p.after = w[0];
@@ -253,8 +253,8 @@ public final class ContextsApi {
             collected = new boolean[n];
             long window = Math.max(COLLECTED_SECONDS, 3L * c.info().updateEvery());
             for (int d = 0; d < n; d++) {
-                first[d] = Retention.first(registry, c.metric(d));
-                last[d] = Retention.last(registry, c.metric(d));
+                first[d] = RetentionSpan.first(registry, c.metric(d));
+                last[d] = RetentionSpan.last(registry, c.metric(d));
                 collected[d] = last[d] != 0 && now - last[d] < window && !c.obsolete(d);
                 if (first[d] != 0 && (chartFirst == 0 || first[d] < chartFirst)) {
                     chartFirst = first[d];
@@ -508,6 +508,12 @@ public final class ContextsApi {
             o.a("\n\t\t\t\t\t\t}");
             return true;
         }
+    }
+
+    /** An API pattern parameter, or null when it has no words (Netdata's NULL pattern: no filter). */
+    private static SimplePattern filter(String text) {
+        SimplePattern p = SimplePattern.parse(text, SimplePattern.API_SEPARATORS);
+        return p.isEmpty() ? null : p;
     }
 
     /**

@@ -2,13 +2,14 @@ package io.strata.query.data;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.engine.query.AggregateSink;
 import io.strata.engine.page.StorageNumber;
 import io.strata.engine.query.QueryResult;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
 import io.strata.query.catalog.HostView;
-import io.strata.query.catalog.Retention;
+import io.strata.query.catalog.RetentionSpan;
 import io.strata.query.http.ApiError;
 
 import java.io.IOException;
@@ -61,8 +62,8 @@ public final class DataQuery {
         long options = req.options;
 
         List<ChartView> charts = targetCharts(host, req);
-        SimplePattern dims = SimplePattern.parse(req.dimensions);
-        if (dims != null && dims.matchesEverything()) {
+        SimplePattern dims = SimplePattern.parse(req.dimensions, SimplePattern.API_SEPARATORS);
+        if (dims.isEmpty() || dims.matchesEverything()) {
             dims = null;
         }
         boolean matchIds = (options & DataOptions.MATCH_IDS) != 0;
@@ -86,8 +87,8 @@ public final class DataQuery {
         for (ChartView c : charts) {
             for (int d = 0; d < c.dimensions(); d++) {
                 int m = c.metric(d);
-                long first = Retention.first(registry, m);
-                long last = Retention.last(registry, m);
+                long first = RetentionSpan.first(registry, m);
+                long last = RetentionSpan.last(registry, m);
                 if (first == 0 || first > requested[1] || last < requested[0]) {
                     continue;
                 }
@@ -116,8 +117,8 @@ public final class DataQuery {
         long dbLast = 0;
         long updateEvery = Long.MAX_VALUE;
         for (Column col : columns) {
-            dbFirst = Math.min(dbFirst, Retention.first(registry, col.metric));
-            dbLast = Math.max(dbLast, Retention.last(registry, col.metric));
+            dbFirst = Math.min(dbFirst, RetentionSpan.first(registry, col.metric));
+            dbLast = Math.max(dbLast, RetentionSpan.last(registry, col.metric));
             updateEvery = Math.min(updateEvery, col.chart.info().updateEvery());
         }
 
@@ -192,9 +193,13 @@ public final class DataQuery {
     private static List<ChartView> targetCharts(HostView host, DataRequest req) {
         List<ChartView> out = new ArrayList<>();
         if (DataRequest.given(req.context)) {
-            SimplePattern contexts = SimplePattern.parse(req.context);
-            SimplePattern instances = DataRequest.given(req.chart) ? SimplePattern.parse(req.chart) : null;
-            if (contexts != null) {
+            SimplePattern contexts = SimplePattern.parse(req.context, SimplePattern.API_SEPARATORS);
+            SimplePattern instances = DataRequest.given(req.chart)
+                    ? SimplePattern.parse(req.chart, SimplePattern.API_SEPARATORS) : null;
+            if (instances != null && instances.isEmpty()) {
+                instances = null;
+            }
+            if (!contexts.isEmpty()) {
                 for (ChartView c : host.charts()) {
                     if (contexts.matches(c.info().context())
                             && (instances == null || instances.matches(c.id()) || instances.matches(c.name()))) {

@@ -1,7 +1,7 @@
 package io.strata.query.data;
 
+import io.strata.engine.netdata.CNumbers;
 import io.strata.query.http.QueryString;
-import io.strata.query.text.CNumbers;
 
 /**
  * The parameters of one {@code /api/v1/data} request, read leniently as Netdata reads them: a
@@ -70,8 +70,8 @@ public final class DataRequest {
                 case "after" -> afterStr = value;
                 case "before" -> beforeStr = value;
                 case "points" -> pointsStr = value;
-                case "timeout" -> r.timeoutMs = CNumbers.strtol(value);
-                case "gtime" -> r.gtime = CNumbers.strtol(value);
+                case "timeout" -> r.timeoutMs = CNumbers.strtol(value, 10);
+                case "gtime" -> r.gtime = CNumbers.strtol(value, 10);
                 case "group_options" -> r.groupOptions = value;
                 case "group" -> r.group = GroupingMethod.parse(value);
                 case "format" -> r.format = DataFormat.parse(value);
@@ -80,7 +80,7 @@ public final class DataRequest {
                 case "filename" -> r.filename = value;
                 case "tqx" -> r.parseTqx(value);
                 case "tier" -> {
-                    long t = CNumbers.strtol(value);
+                    long t = CNumbers.strtol(value, 10);
                     r.tier = t < 0 || t > Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) t;
                     r.tierGiven = true;
                 }
@@ -93,14 +93,14 @@ public final class DataRequest {
             r.dimensions = dims.toString();
         }
         if (afterStr != null) {
-            r.after = CNumbers.strtol(afterStr);
+            r.after = CNumbers.strtol(afterStr, 10);
         }
         if (beforeStr != null) {
-            r.before = CNumbers.strtol(beforeStr);
+            r.before = CNumbers.strtol(beforeStr, 10);
         }
         if (pointsStr != null) {
             // Netdata reads points into an int and then a size_t: a negative count means "as many as possible"
-            long p = CNumbers.strtol(pointsStr);
+            long p = CNumbers.strtol(pointsStr, 10);
             r.points = p > Integer.MAX_VALUE ? Integer.MAX_VALUE : p < 0 ? -1 : p;
         }
         r.googleOut = safeGoogle(r.googleOut);
@@ -125,7 +125,7 @@ public final class DataRequest {
                 case "reqId" -> googleReqId = v;
                 case "sig" -> {
                     googleSig = v;
-                    googleTimestamp = Math.max(0, CNumbers.strtol(v));
+                    googleTimestamp = Math.max(0, CNumbers.strtol(v, 10));
                 }
                 case "out" -> {
                     googleOut = v;

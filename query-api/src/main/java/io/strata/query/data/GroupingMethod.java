@@ -1,6 +1,6 @@
 package io.strata.query.data;
 
-import io.strata.query.text.CNumbers;
+import io.strata.engine.netdata.CNumbers;
 
 /**
  * A {@code group=} method of {@code /api/v1/data}: Netdata 1.37's names and aliases, with the

@@ -1,7 +1,7 @@
 package io.strata.query.data;
 
 import java.util.Arrays;
-import io.strata.query.text.CNumbers;
+import io.strata.engine.netdata.CNumbers;
 
 /**
  * Folds the stored values falling into one output row into the row's value, per Netdata 1.37's

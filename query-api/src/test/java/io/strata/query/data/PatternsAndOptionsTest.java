@@ -4,29 +4,9 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PatternsAndOptionsTest {
-
-    @Test
-    void simplePatternsMatchLikeNetdatas() {
-        SimplePattern p = SimplePattern.parse("|user|system");
-        assertTrue(p.matches("user"));
-        assertTrue(p.matches("system"));
-        assertFalse(p.matches("nice"));
-        SimplePattern neg = SimplePattern.parse("!user,*");
-        assertFalse(neg.matches("user"));
-        assertTrue(neg.matches("nice"));
-        SimplePattern glob = SimplePattern.parse("sys*.c*u");
-        assertTrue(glob.matches("system.cpu"));
-        assertFalse(glob.matches("system.load"));
-        assertTrue(SimplePattern.parse("*").matchesEverything());
-        assertNull(SimplePattern.parse("|,|"));
-        assertTrue(SimplePattern.parse("a b").matches("a b"), "spaces are part of a name");
-        assertFalse(SimplePattern.glob("a*b*c", "acb"));
-        assertTrue(SimplePattern.glob("**a", "xxa"));
-    }
 
     @Test
     void optionsParseAliasesAndRenderCanonically() {

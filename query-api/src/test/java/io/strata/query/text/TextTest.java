@@ -57,29 +57,4 @@ class TextTest {
         assertEquals("null", new Out().jsonString(null).text());
         assertEquals("\"\\u2028\"", new Out().jsonString("\u2028").text());
     }
-
-    @Test
-    void strtolReadsWhatCWouldRead() {
-        assertEquals(0, CNumbers.strtol(null));
-        assertEquals(0, CNumbers.strtol(""));
-        assertEquals(0, CNumbers.strtol("abc"));
-        assertEquals(12, CNumbers.strtol(" 12abc"));
-        assertEquals(-60, CNumbers.strtol("-60"));
-        assertEquals(60, CNumbers.strtol("+60"));
-        assertEquals(0, CNumbers.strtol("0x1F"));
-        assertEquals(1, CNumbers.strtol("1e5"));
-        assertEquals(Long.MAX_VALUE, CNumbers.strtol("9223372036854775808"));
-        assertEquals(Long.MIN_VALUE, CNumbers.strtol("-99999999999999999999999"));
-    }
-
-    @Test
-    void strtodReadsTheNumericPrefix() {
-        assertEquals(0.5, CNumbers.strtod("0.5xyz"));
-        assertEquals(-3, CNumbers.strtod(" -3"));
-        assertEquals(1e5, CNumbers.strtod("1e5"));
-        assertEquals(1, CNumbers.strtod("1e"));
-        assertEquals(0, CNumbers.strtod(">"));
-        assertEquals(0, CNumbers.strtod("."));
-        assertEquals(5, CNumbers.strtod("5."));
-    }
 }

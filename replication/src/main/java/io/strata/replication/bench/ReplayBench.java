@@ -9,7 +9,7 @@ import io.strata.engine.meta.HostInfo;
 import io.strata.replication.receiver.ReplicationPlanner;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
-import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.config.IniFile;
 import io.strata.streaming.handshake.Capabilities;
@@ -100,13 +100,13 @@ public final class ReplayBench {
                         + "\tdestination = 127.0.0.1:" + port + "\n\tapi key = " + KEY + "\n"
                         + "\tenable compression = " + (o.compression() ? "yes" : "no") + "\n", "stream.conf"))
                         .sender();
-                List<ChildStreamer> streamers = new ArrayList<>();
+                List<LocalHostStreamer> streamers = new ArrayList<>();
                 ThreadCpu threadCpu = new ThreadCpu();
                 threadCpu.byKind();
                 long cpuStart = processCpuNanos();
                 long start = System.nanoTime();
                 for (LocalCharts host : hosts) {
-                    ChildStreamer s = new ChildStreamer(host, settings, 1, senderLoops);
+                    LocalHostStreamer s = new LocalHostStreamer(host, settings, 1, senderLoops);
                     streamers.add(s);
                     s.start();
                 }
@@ -118,7 +118,7 @@ public final class ReplayBench {
                         nextReport += 500_000_000L;
                         long pending = 0;
                         int queued = 0;
-                        for (ChildStreamer st : streamers) {
+                        for (LocalHostStreamer st : streamers) {
                             SenderSession ss = st.sender().session();
                             if (ss != null) {
                                 pending += ss.pendingBytes();
@@ -136,7 +136,7 @@ public final class ReplayBench {
                 if (o.progress() != null) {
                     o.progress().println("CPU by thread over the replay: " + threadCpu.byKind());
                 }
-                for (ChildStreamer s : streamers) {
+                for (LocalHostStreamer s : streamers) {
                     s.close();
                 }
                 long replayed = stats.samplesReplayed.sum();

@@ -8,14 +8,14 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
-import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.replication.receiver.ReplicationPlanner;
 import io.strata.replication.sender.ReplayAnswer;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
 import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.HostStreamWriter;
 import io.strata.streaming.wire.Lz4StreamFrameEncoder;
 
 import java.nio.charset.StandardCharsets;
@@ -51,7 +51,7 @@ public final class ReplayPhases {
             throw new IllegalArgumentException("at least 2 rounds: the first one only warms up");
         }
         int charts = metrics / dims;
-        long caps = ChildStreamer.CHILD_CAPABILITIES;
+        long caps = LocalHostStreamer.CHILD_CAPABILITIES;
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")))) {
             UUID guid = UUID.randomUUID();
             HostInfo host = new HostInfo(guid, "phases", "linux", "UTC", 1, Map.of());
@@ -64,7 +64,7 @@ public final class ReplayPhases {
             ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
             double[] best = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
             for (int round = 0; round < rounds; round++) {
-                ChildStream wire = new ChildStream(childDb, guid);
+                HostStreamWriter wire = new HostStreamWriter(childDb, guid);
                 ReplayAnswer replay = new ReplayAnswer(wire);
                 List<String> commands = new ArrayList<>();
                 long nowSeconds = Clocks.wallMillis() / 1000;

@@ -4,15 +4,15 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
-import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.replication.sender.ParentCommandDispatcher;
 import io.strata.replication.sender.ReplayAnswer;
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.receiver.ReceivedStreamListener;
-import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.HostStreamWriter;
 import io.strata.streaming.sender.Handshake;
 import io.strata.streaming.sender.SenderListener;
 import io.strata.streaming.sender.SenderSession;
@@ -58,7 +58,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
     private final StorageEngine engine;
     private final Forwarding owner;
     private final String hostname;
-    private final ChildStream wire;
+    private final HostStreamWriter wire;
     private final ReplayAnswer replay;
     private final ParentCommandDispatcher commands;
     private final StreamSender sender;
@@ -87,14 +87,14 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         this.clock = clock;
         StreamRequest received = stream.request();
         this.hostname = received.hostname();
-        this.wire = new ChildStream(engine, stream.machineGuid(), null, ChildStream.LabelSources.NETDATA, c -> 0,
-                () -> clock.millis() / 1000, ChildStream.DEFAULT_CLOCK_RESYNC_ITERATIONS);
+        this.wire = new HostStreamWriter(engine, stream.machineGuid(), null, HostStreamWriter.LabelSources.NETDATA, c -> 0,
+                () -> clock.millis() / 1000, HostStreamWriter.DEFAULT_CLOCK_RESYNC_ITERATIONS);
         this.replay = new ReplayAnswer(wire);
         this.commands = new ParentCommandDispatcher(hostname + " [forward]", this);
         var settings = stream.settings();
         this.sendCharts = SimplePattern.parse(settings.proxySendChartsMatching());
-        long offered = template.enableCompression() ? ChildStreamer.CHILD_CAPABILITIES
-                : ChildStreamer.CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
+        long offered = template.enableCompression() ? LocalHostStreamer.CHILD_CAPABILITIES
+                : LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
         byte[] request = received.toBuilder().key(settings.proxyApiKey()).hops(received.hops() + 1).ver(offered)
                 .build().encode();
         this.sender = StreamSender.fromSettings(hostname + " (forwarded)", template, settings.proxyDestination(),
@@ -376,7 +376,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
     }
 
     /** The chart's collection state frozen on the event loop, indexed as the chart's wire. */
-    private static final class StateSnapshot implements ChildStream.CollectionState {
+    private static final class StateSnapshot implements HostStreamWriter.CollectionState {
         final int chartId;
         final long collections;
         final long chartLastCollectedUt;

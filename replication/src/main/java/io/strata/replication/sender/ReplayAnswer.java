@@ -2,7 +2,7 @@ package io.strata.replication.sender;
 
 import io.netty.buffer.ByteBuf;
 import io.strata.engine.StorageEngine;
-import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.HostStreamWriter;
 import io.strata.streaming.sender.SenderWireFormat;
 
 import java.io.IOException;
@@ -10,8 +10,8 @@ import java.util.Arrays;
 
 /**
  * A sender's answer to {@code REPLAY_CHART}: the stored points of a chart from the local engine,
- * written with the ids of the chart's definition on a {@link ChildStream} (a child answering for
- * its own host, or a parent forwarding a received host). One per {@link ChildStream}; answers may
+ * written with the ids of the chart's definition on a {@link HostStreamWriter} (a child answering for
+ * its own host, or a parent forwarding a received host). One per {@link HostStreamWriter}; answers may
  * run concurrently on any thread but the event loop (they read the engine: disk I/O).
  */
 public final class ReplayAnswer {
@@ -19,12 +19,12 @@ public final class ReplayAnswer {
     /** Tolerance, in seconds, for a database time in the future (the C sender's {@code tolerance}). */
     private static final long FUTURE_TOLERANCE_SECONDS = 2;
 
-    private final ChildStream wire;
+    private final HostStreamWriter wire;
     private final StorageEngine engine;
     /** Guarded by this: the cursors of the last answer, reused by the next one. */
     private DimensionCursor[] spareCursors;
 
-    public ReplayAnswer(ChildStream wire) {
+    public ReplayAnswer(HostStreamWriter wire) {
         this.wire = wire;
         this.engine = wire.engine();
     }
@@ -42,8 +42,8 @@ public final class ReplayAnswer {
      * @throws IOException when the engine cannot be read; nothing is left in {@code out} then
      */
     public boolean write(ByteBuf out, int chartId, boolean startStreaming, long after, long before,
-                         long nowSeconds, ChildStream.CollectionState state) throws IOException {
-        ChildStream.ChartDimensions w = wire.dimensionsForReplay(chartId);
+                         long nowSeconds, HostStreamWriter.CollectionState state) throws IOException {
+        HostStreamWriter.ChartDimensions w = wire.dimensionsForReplay(chartId);
         int start = out.writerIndex();
         try {
             return replay(out, chartId, w, startStreaming, after, before, nowSeconds, state);
@@ -53,8 +53,8 @@ public final class ReplayAnswer {
         }
     }
 
-    private boolean replay(ByteBuf out, int chartId, ChildStream.ChartDimensions w, boolean startStreaming,
-                           long after, long before, long now, ChildStream.CollectionState state) throws IOException {
+    private boolean replay(ByteBuf out, int chartId, HostStreamWriter.ChartDimensions w, boolean startStreaming,
+                           long after, long before, long now, HostStreamWriter.CollectionState state) throws IOException {
         long[] range = wire.tier0Range(w.metrics());
         long firstLocal = range[0];
         if (firstLocal > now + FUTURE_TOLERANCE_SECONDS) {
@@ -134,7 +134,7 @@ public final class ReplayAnswer {
      * a dimension whose current point covers that time sends it, the others send {@code NAN "E"}.
      * Returns the {@code before} actually used.
      */
-    private long replayPoints(ByteBuf out, ChildStream.ChartDimensions w, long after, long before, boolean enableStreaming,
+    private long replayPoints(ByteBuf out, HostStreamWriter.ChartDimensions w, long after, long before, boolean enableStreaming,
                               long lastUpdatedSeconds, long wallClock) throws IOException {
         if (enableStreaming && lastUpdatedSeconds > before) {
             before = lastUpdatedSeconds;
@@ -174,7 +174,7 @@ public final class ReplayAnswer {
         }
     }
 
-    private long replayPoints(ByteBuf out, ChildStream.ChartDimensions w, long after, long before, long wallClock,
+    private long replayPoints(ByteBuf out, HostStreamWriter.ChartDimensions w, long after, long before, long wallClock,
                               int ue, int n, long pointsAsked, DimensionCursor[] cursors) throws IOException {
         int maxIdBytes = 0;
         for (byte[] id : w.dimensionIdsUtf8()) {

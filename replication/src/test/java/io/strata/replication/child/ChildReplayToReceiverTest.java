@@ -15,7 +15,7 @@ import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
 import io.strata.streaming.receiver.ReceiverStats;
 import io.strata.replication.receiver.ReplicationPlanner;
-import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.HostStreamWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,7 +55,7 @@ class ChildReplayToReceiverTest {
                     "", "", Map.of()), List.of(new DimensionInfo(guid, "t.g", "d0", "d0", "absolute", 1, 1000, 0)));
             long t = 1_700_000_000L;
             List<String> commands = new ArrayList<>();
-            ChildStream wire = new ChildStream(childDb, guid, null, ChildStream.LabelSources.NETDATA, c -> 0,
+            HostStreamWriter wire = new HostStreamWriter(childDb, guid, null, HostStreamWriter.LabelSources.NETDATA, c -> 0,
                     () -> now / 1_000_000L, 60);
             // the first connection: live data for 8 seconds
             now = t * 1_000_000L;

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A child whose first collections happen around the handshake (a loaded machine: the connection
- * took seconds to establish): {@link ChildStreamer} defines the chart on the connection and
+ * took seconds to establish): {@link LocalHostStreamer} defines the chart on the connection and
  * withholds its live data until the parent's {@code REPLAY_CHART} is answered (§6.1), so whatever
  * the child collected between the definition and its answer must reach the parent in the answer.
  * A real {@link ReceiverParser} plays the parent; both share one settable clock. The parent must
@@ -132,15 +132,15 @@ class FirstCollectionsAroundHandshakeTest {
             ReceiverParser parent = new ReceiverParser(parentDb, host, ignored::add,
                     ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
                     () -> nowMicros, null);
-            try (ChildStreamer streamer = new ChildStreamer(local, settings, 1, null, clock)) {
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
                 SenderSession session = SenderSession.over("child-1", channel,
-                        Destination.parse("127.0.0.1:19999", 19999), ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+                        Destination.parse("127.0.0.1:19999", 19999), LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
                 long second = T;
                 for (int i = 0; i <= 6; i++) {
                     collect(local, chart, second++);
                 }
                 nowMicros = second * 1_000_000L;
-                streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+                streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
                 String definition = written(channel);
                 feed(parent, definition);
                 String[] end = null;
@@ -204,13 +204,13 @@ class FirstCollectionsAroundHandshakeTest {
             ReceiverParser parent = new ReceiverParser(parentDb, host, commands::add,
                     ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
                     () -> nowMicros, null);
-            try (ChildStreamer streamer = new ChildStreamer(local, settings, 1, null, clock)) {
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
                 SenderSession session = SenderSession.over("child-1", channel,
-                        Destination.parse("127.0.0.1:19999", 19999), ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+                        Destination.parse("127.0.0.1:19999", 19999), LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
                 long second = T;
                 collect(local, chart, second);
                 nowMicros = second * 1_000_000L + 840_000;
-                streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+                streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
                 String definition = written(channel);
                 feed(parent, definition);
                 assertEquals(1, commands.size(), "one REPLAY_CHART: " + commands);
@@ -283,9 +283,9 @@ class FirstCollectionsAroundHandshakeTest {
             ReceiverParser parent = new ReceiverParser(parentDb, host, commands::add,
                     ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
                     () -> nowMicros, null);
-            try (ChildStreamer streamer = new ChildStreamer(local, settings, 1, null, clock)) {
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
                 SenderSession session = SenderSession.over("child-1", channel,
-                        Destination.parse("127.0.0.1:19999", 19999), ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+                        Destination.parse("127.0.0.1:19999", 19999), LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
 
                 // the collector's first collection initialises the chart and stores nothing (Netdata's rule)
                 long second = T;
@@ -295,7 +295,7 @@ class FirstCollectionsAroundHandshakeTest {
                 }
                 // the connection is established: the host and the chart's definition
                 nowMicros = second * 1_000_000L + 840_000;
-                streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+                streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
                 String definition = written(channel);
                 feed(parent, definition);
                 assertEquals(1, commands.size(), "one REPLAY_CHART: " + commands);

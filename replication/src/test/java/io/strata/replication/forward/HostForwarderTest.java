@@ -10,7 +10,7 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
-import io.strata.replication.child.ChildStreamer;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.auth.HealthSetting;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
@@ -89,7 +89,7 @@ class HostForwarderTest {
         owner = new Forwarding(engine, template, clock);
         forwarder = new HostForwarder(stream, engine, template, null, owner, clock);
         session = SenderSession.over("child", channel, Destination.parse("127.0.0.1:19999", 19999),
-                ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+                LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
     }
 
     @AfterEach
@@ -122,7 +122,7 @@ class HostForwarderTest {
 
     @Test
     void definesCollectedChartsAnswersReplayChartAndThenForwardsLiveData() throws Exception {
-        forwarder.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
         String defined = written();
         assertTrue(defined.contains("CHART \"test.c\""), defined);
         assertTrue(defined.contains("DIMENSION \"a\""), defined);
@@ -157,7 +157,7 @@ class HostForwarderTest {
 
     @Test
     void aFunctionIsAnsweredAsNotFoundAndAnUnknownChartIsIgnored() throws Exception {
-        forwarder.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
         written();
         command("FUNCTION tx-1 10 \"processes\"");
         String answer = written();
@@ -171,7 +171,7 @@ class HostForwarderTest {
 
     @Test
     void aRequestWaitsForThisParentsOwnReplicationOfTheChartUntilTheClockSaysEnough() throws Exception {
-        forwarder.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
         written();
         stream.replicating = true;
         Thread grandParent = new Thread(() -> command("REPLAY_CHART \"test.c\" \"false\" " + (NOW - 5) + " " + NOW),
@@ -234,7 +234,7 @@ class HostForwarderTest {
         @Override
         public StreamRequest request() {
             return StreamRequest.builder().key("child-key").hostname("child").machineGuid(HOST.toString())
-                    .updateEvery(1).os("linux").hops(0).ver(ChildStreamer.CHILD_CAPABILITIES).build();
+                    .updateEvery(1).os("linux").hops(0).ver(LocalHostStreamer.CHILD_CAPABILITIES).build();
         }
 
         @Override
@@ -244,7 +244,7 @@ class HostForwarderTest {
 
         @Override
         public long negotiatedCapabilities() {
-            return ChildStreamer.CHILD_CAPABILITIES;
+            return LocalHostStreamer.CHILD_CAPABILITIES;
         }
 
         @Override

@@ -9,7 +9,7 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
-import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.HostStreamWriter;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * ChildStream against a real engine in a temporary directory. The system.cpu data of the 1.37.1
+ * HostStreamWriter against a real engine in a temporary directory. The system.cpu data of the 1.37.1
  * capture (vector 03: a child answering REPLAY_CHART after a 30 s gap) is stored in the engine,
  * and the answer must be the captured one, byte for byte.
  */
@@ -110,8 +110,8 @@ class ReplayAnswerTest {
         return new Capture(points, state, values, collected, updated);
     }
 
-    private static ChildStream.CollectionState state(Capture c) {
-        return new ChildStream.CollectionState() {
+    private static HostStreamWriter.CollectionState state(Capture c) {
+        return new HostStreamWriter.CollectionState() {
             @Override
             public long lastCollectedUt(int chartId, int dimIndex) {
                 return c.dimState()[dimIndex][0];
@@ -187,8 +187,8 @@ class ReplayAnswerTest {
         if (flushed) {
             e.flush();
         }
-        ChildStream child = new ChildStream(e, CHILD, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> NOW,
-                ChildStream.DEFAULT_CLOCK_RESYNC_ITERATIONS);
+        HostStreamWriter child = new HostStreamWriter(e, CHILD, null, HostStreamWriter.LabelSources.NETDATA, id -> 0, () -> NOW,
+                HostStreamWriter.DEFAULT_CLOCK_RESYNC_ITERATIONS);
 
         ByteBuf def = Unpooled.buffer();
         child.writeChartDefinition(def, chart, CAPS_1_37_1, NOW);
@@ -217,8 +217,8 @@ class ReplayAnswerTest {
         return chart;
     }
 
-    private static ChildStream.CollectionState fixedState(long updatedUt) {
-        return new ChildStream.CollectionState() {
+    private static HostStreamWriter.CollectionState fixedState(long updatedUt) {
+        return new HostStreamWriter.CollectionState() {
             @Override
             public long lastCollectedUt(int chartId, int dimIndex) {
                 return updatedUt + 100 + dimIndex;
@@ -270,13 +270,13 @@ class ReplayAnswerTest {
             }
         }
         ReplayAnswer kept = new ReplayAnswer(
-                new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 3200L, 60));
+                new HostStreamWriter(e, h, null, HostStreamWriter.LabelSources.NETDATA, id -> 0, () -> 3200L, 60));
         long[][] asks = {{999, 3100}, {1500, 1510}, {2000, 2700}, {1000, 1001}, {999, 3100}};
         for (long[] ask : asks) {
             ByteBuf reused = Unpooled.buffer();
             ByteBuf fresh = Unpooled.buffer();
             kept.write(reused, wide, false, ask[0], ask[1], 3200, fixedState(3100_000_000L));
-            new ReplayAnswer(new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 3200L, 60))
+            new ReplayAnswer(new HostStreamWriter(e, h, null, HostStreamWriter.LabelSources.NETDATA, id -> 0, () -> 3200L, 60))
                     .write(fresh, wide, false, ask[0], ask[1], 3200, fixedState(3100_000_000L));
             assertEquals(fresh.toString(java.nio.charset.StandardCharsets.UTF_8),
                     reused.toString(java.nio.charset.StandardCharsets.UTF_8), "(" + ask[0] + ", " + ask[1] + "]");
@@ -301,7 +301,7 @@ class ReplayAnswerTest {
                 e.store(m.get(1), t, 1, (t - 1000) * 1.5, StorageNumber.SN_DEFAULT_FLAGS);
             }
         }
-        ChildStream child = new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 1011L, 60);
+        HostStreamWriter child = new HostStreamWriter(e, h, null, HostStreamWriter.LabelSources.NETDATA, id -> 0, () -> 1011L, 60);
         ByteBuf out = Unpooled.buffer();
         boolean streaming = new ReplayAnswer(child).write(out, chart, false, 1000, 1008, 1011, fixedState(1010_000_000L));
         assertFalse(streaming, "before (1008) is not the chart's last time (1010)");
@@ -347,7 +347,7 @@ class ReplayAnswerTest {
             e.store(a, t, 1, t - 1000, StorageNumber.SN_DEFAULT_FLAGS);
         }
         e.flush();
-        ChildStream child = new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 1004L, 60);
+        HostStreamWriter child = new HostStreamWriter(e, h, null, HostStreamWriter.LabelSources.NETDATA, id -> 0, () -> 1004L, 60);
         ByteBuf out = Unpooled.buffer();
         // the parent asks from before the child's retention to its own now: after is clamped to
         // the second before the first point (999; 1.37.1 clamps to 1000 and never sends the first
@@ -387,7 +387,7 @@ class ReplayAnswerTest {
         for (long t = 1000; t <= 1003; t++) {
             e.store(a, t, 1, 1, StorageNumber.SN_DEFAULT_FLAGS);
         }
-        ChildStream child = new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 1005L, 60);
+        HostStreamWriter child = new HostStreamWriter(e, h, null, HostStreamWriter.LabelSources.NETDATA, id -> 0, () -> 1005L, 60);
         ByteBuf out = Unpooled.buffer();
         assertFalse(new ReplayAnswer(child).write(out, chart, true, 1002, 1003, 1004, fixedState(0)));
         String s = text(out);
@@ -406,7 +406,7 @@ class ReplayAnswerTest {
             e.store(a, t, 1, 1, StorageNumber.SN_DEFAULT_FLAGS);
         }
         // the child's clock says 1004: points past 1004 + update_every + 1 are not sent
-        ChildStream child = new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> 1004L, 60);
+        HostStreamWriter child = new HostStreamWriter(e, h, null, HostStreamWriter.LabelSources.NETDATA, id -> 0, () -> 1004L, 60);
         ByteBuf out = Unpooled.buffer();
         new ReplayAnswer(child).write(out, chart, false, 1000, 1010, 1004, fixedState(1010_000_000L));
         String s = text(out);
@@ -429,7 +429,7 @@ class ReplayAnswerTest {
         }
         e.flush();
         long last = first + n - 1;
-        ChildStream child = new ChildStream(e, h, null, ChildStream.LabelSources.NETDATA, id -> 0, () -> last, 60);
+        HostStreamWriter child = new HostStreamWriter(e, h, null, HostStreamWriter.LabelSources.NETDATA, id -> 0, () -> last, 60);
         ByteBuf out = Unpooled.buffer();
         assertTrue(new ReplayAnswer(child).write(out, chart, true, first, last, last, fixedState(last * 1_000_000)));
         String[] lines = text(out).split("\n");

@@ -1,5 +1,6 @@
 package io.strata.streaming.auth;
 
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.HandshakeReplies;
 import io.strata.streaming.handshake.StreamRequest;

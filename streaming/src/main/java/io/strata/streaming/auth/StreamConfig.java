@@ -1,6 +1,7 @@
 package io.strata.streaming.auth;
 
-import io.strata.streaming.config.CNumbers;
+import io.strata.engine.netdata.CNumbers;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.config.IniException;
 import io.strata.streaming.config.IniFile;
 

@@ -8,7 +8,7 @@ import io.strata.engine.meta.MetadataStore;
 import io.strata.streaming.collect.Algorithm;
 import io.strata.streaming.collect.ChartCollector;
 import io.strata.streaming.collect.StoredPointSink;
-import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.HostStreamWriter;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +23,7 @@ import java.lang.invoke.VarHandle;
  * the streamers as raw collected values (what Netdata's {@code SET} carries). Collectors call
  * {@link #collect} from one thread.
  */
-public final class LocalCharts implements ChildStream.CollectionState {
+public final class LocalCharts implements HostStreamWriter.CollectionState {
 
     /** One local chart. */
     public static final class Chart {
@@ -216,7 +216,7 @@ public final class LocalCharts implements ChildStream.CollectionState {
         return chartId >= 0 && chartId < a.length ? a[chartId] : null;
     }
 
-    // ---- ChildStream.CollectionState: the state a replication answer hands over (RDSTATE/RSSTATE)
+    // ---- HostStreamWriter.CollectionState: the state a replication answer hands over (RDSTATE/RSSTATE)
 
     @Override
     public long lastCollectedUt(int chartId, int dimIndex) {

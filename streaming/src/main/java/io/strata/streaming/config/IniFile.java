@@ -1,5 +1,7 @@
 package io.strata.streaming.config;
 
+import io.strata.engine.netdata.CNumbers;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CodingErrorAction;

@@ -1,7 +1,7 @@
 package io.strata.streaming.handshake;
 
 import io.netty.buffer.ByteBuf;
-import io.strata.streaming.config.CNumbers;
+import io.strata.engine.netdata.CNumbers;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;

@@ -482,7 +482,12 @@ public final class StreamSender implements AutoCloseable {
                     }
                 } else if (ev instanceof SenderSession.Disconnected d) {
                     current = null;
-                    failed(s.destination(), "connection lost: " + d.reason() + " - " + s.sentBytes() + " bytes sent");
+                    // close() clears running before it closes the session: a stop is not a lost
+                    // connection, whether this thread sees the close or the interrupt first
+                    if (running) {
+                        failed(s.destination(), "connection lost: " + d.reason() + " - " + s.sentBytes()
+                                + " bytes sent");
+                    }
                     notifyDisconnected(d.reason());
                     return;
                 }

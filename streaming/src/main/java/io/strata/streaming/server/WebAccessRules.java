@@ -1,6 +1,6 @@
 package io.strata.streaming.server;
 
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 
 import java.net.InetAddress;
 import java.util.EnumMap;

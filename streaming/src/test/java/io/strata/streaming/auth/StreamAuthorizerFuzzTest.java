@@ -3,6 +3,7 @@ package io.strata.streaming.auth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.config.IniException;
 import io.strata.streaming.config.IniFile;
 import io.strata.streaming.handshake.Capabilities;

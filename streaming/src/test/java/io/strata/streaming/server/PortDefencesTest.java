@@ -7,7 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.config.IniFile;

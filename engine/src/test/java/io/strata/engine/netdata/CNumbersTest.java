@@ -1,7 +1,8 @@
-package io.strata.streaming.config;
+package io.strata.engine.netdata;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -52,5 +53,46 @@ class CNumbersTest {
         assertFalse(CNumbers.isCSpace((char) 0));
         assertFalse(CNumbers.isCSpace('\u00A0'));
         assertFalse(CNumbers.isCSpace((char) 0x1F));
+    }
+
+    /** The query API reads its time and count parameters as {@code strtol(s, NULL, 10)}. */
+    @Test
+    void decimalStrtolReadsWhatCWouldRead() {
+        assertEquals(0, CNumbers.strtol(null, 10));
+        assertEquals(0, CNumbers.strtol("", 10));
+        assertEquals(0, CNumbers.strtol("abc", 10));
+        assertEquals(12, CNumbers.strtol(" 12abc", 10));
+        assertEquals(-60, CNumbers.strtol("-60", 10));
+        assertEquals(60, CNumbers.strtol("+60", 10));
+        assertEquals(0, CNumbers.strtol("0x1F", 10), "no hex prefix in base 10");
+        assertEquals(10, CNumbers.strtol("010", 10), "no octal prefix in base 10");
+        assertEquals(1, CNumbers.strtol("1e5", 10));
+        assertEquals(Long.MAX_VALUE, CNumbers.strtol("9223372036854775808", 10));
+        assertEquals(Long.MIN_VALUE, CNumbers.strtol("-9223372036854775808", 10));
+        assertEquals(Long.MIN_VALUE, CNumbers.strtol("-99999999999999999999999", 10));
+    }
+
+    @Test
+    void otherBasesAsC() {
+        assertEquals(31, CNumbers.strtol("0x1F", 16), "base 16 takes the 0x prefix");
+        assertEquals(31, CNumbers.strtol("1f", 16));
+        assertEquals(0, CNumbers.strtol("0xg", 16), "0x without a hex digit is the number 0");
+        assertEquals(5, CNumbers.strtol("101", 2));
+        assertEquals(35, CNumbers.strtol("z", 36));
+        assertThrows(IllegalArgumentException.class, () -> CNumbers.strtol("1", 1));
+        assertThrows(IllegalArgumentException.class, () -> CNumbers.strtol("1", 37));
+    }
+
+    @Test
+    void strtodReadsTheNumericPrefix() {
+        assertEquals(0.5, CNumbers.strtod("0.5xyz"));
+        assertEquals(-3, CNumbers.strtod(" -3"));
+        assertEquals(1e5, CNumbers.strtod("1e5"));
+        assertEquals(1, CNumbers.strtod("1e"), "an exponent without digits is not read");
+        assertEquals(0, CNumbers.strtod(">"));
+        assertEquals(0, CNumbers.strtod("."));
+        assertEquals(5, CNumbers.strtod("5."));
+        assertEquals(0.25, CNumbers.strtod(".25"));
+        assertEquals(0, CNumbers.strtod(null));
     }
 }

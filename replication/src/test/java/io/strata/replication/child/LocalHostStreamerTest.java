@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * waits for the parent's {@code REPLAY_CHART}, the answer comes from the local engine and starts it,
  * and a new connection starts over.
  */
-class ChildStreamerTest {
+class LocalHostStreamerTest {
 
     private static final UUID HOST = UUID.fromString("0d9f6e3c-5b1a-4f7e-9a51-000000000002");
     private static final long NOW = 1_700_000_100L;
@@ -44,7 +44,7 @@ class ChildStreamerTest {
     private StorageEngine engine;
     private LocalCharts local;
     private LocalCharts.Chart chart;
-    private ChildStreamer streamer;
+    private LocalHostStreamer streamer;
     private final EmbeddedChannel channel = new EmbeddedChannel();
     private SenderSession session;
 
@@ -58,9 +58,9 @@ class ChildStreamerTest {
         }
         StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
                 19999, 1 << 20, 5, 60, false, "*", "", "", false);
-        streamer = new ChildStreamer(local, settings, 1, null, Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC));
+        streamer = new LocalHostStreamer(local, settings, 1, null, Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC));
         session = SenderSession.over("child", channel, Destination.parse("127.0.0.1:19999", 19999),
-                ChildStreamer.CHILD_CAPABILITIES, 1 << 20);
+                LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
     }
 
     @AfterEach
@@ -87,7 +87,7 @@ class ChildStreamerTest {
 
     @Test
     void liveDataWaitsForTheReplayAnswerThatStartsItAndANewConnectionStartsOver() {
-        streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
         String defined = written();
         // the chart's retention (its first collection sets the baseline and stores nothing; the first
         // point's interval starts a second before it), the clock's second
@@ -111,7 +111,7 @@ class ChildStreamerTest {
 
         streamer.onDisconnected("test");
         assertEquals(0, streamer.chartsStreaming());
-        streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
         assertTrue(written().contains("CHART \"test.c\""), "defined again on the new connection");
         streamer.collected(List.of(chart));
         assertEquals("", written(), "and waits for its REPLAY_CHART again");
@@ -119,7 +119,7 @@ class ChildStreamerTest {
 
     @Test
     void aFunctionIsAnsweredAsNotFound() {
-        streamer.onConnected(session, ChildStreamer.CHILD_CAPABILITIES);
+        streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
         written();
         command("FUNCTION tx-2 10 \"processes\"");
         String answer = written();

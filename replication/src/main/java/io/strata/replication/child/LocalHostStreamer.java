@@ -5,12 +5,12 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.strata.replication.sender.ParentCommandDispatcher;
 import io.strata.replication.sender.ReplayAnswer;
-import io.strata.streaming.auth.SimplePattern;
+import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
-import io.strata.streaming.sender.ChildStream;
+import io.strata.streaming.sender.HostStreamWriter;
 import io.strata.streaming.sender.Handshake;
 import io.strata.streaming.sender.SenderListener;
 import io.strata.streaming.sender.SenderSession;
@@ -28,20 +28,21 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.Arrays;
 
 /**
- * A child's stream of its own host to its parents: on each connection the host preamble and every
+ * Streams a child's own (local) host to its parents, one at a time over the {@code destination}
+ * list with failover ({@link StreamSender}): on each connection the host preamble and every
  * chart definition; {@code REPLAY_CHART} answered from the local engine; then each collection
  * pass as one block of {@code BEGIN}/{@code SET}/{@code END} (one block per pass compresses well).
  */
-public final class ChildStreamer implements SenderListener, LocalCharts.CollectionListener, Closeable,
+public final class LocalHostStreamer implements SenderListener, LocalCharts.CollectionListener, Closeable,
         ParentCommandDispatcher.Target {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ChildStreamer.class);
+    private static final Logger LOG = LoggerFactory.getLogger(LocalHostStreamer.class);
     /** What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call). */
     public static final long CHILD_CAPABILITIES = Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM
             | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY;
 
     private final LocalCharts charts;
-    private final ChildStream stream;
+    private final HostStreamWriter stream;
     private final ReplayAnswer replay;
     private final ParentCommandDispatcher commands;
     private final StreamSender sender;
@@ -59,18 +60,18 @@ public final class ChildStreamer implements SenderListener, LocalCharts.Collecti
     private volatile SenderSession session;
     private volatile long caps;
 
-    public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
+    public LocalHostStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
         this(charts, settings, hops, group, Clocks.system());
     }
 
     /** @param clock the unix time of definitions and replication answers */
-    public ChildStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group,
+    public LocalHostStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group,
                          Clock clock) {
         this.charts = charts;
         this.clock = clock;
-        this.stream = new ChildStream(charts.engine(), charts.host().machineGuid(), null,
-                ChildStream.LabelSources.NETDATA, c -> 0, () -> clock.millis() / 1000,
-                ChildStream.DEFAULT_CLOCK_RESYNC_ITERATIONS);
+        this.stream = new HostStreamWriter(charts.engine(), charts.host().machineGuid(), null,
+                HostStreamWriter.LabelSources.NETDATA, c -> 0, () -> clock.millis() / 1000,
+                HostStreamWriter.DEFAULT_CLOCK_RESYNC_ITERATIONS);
         this.replay = new ReplayAnswer(stream);
         this.commands = new ParentCommandDispatcher(charts.host().hostname(), this);
         this.sendCharts = SimplePattern.parse(settings.sendChartsMatching());

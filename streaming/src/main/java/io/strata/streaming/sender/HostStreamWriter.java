@@ -21,16 +21,17 @@ import java.util.function.LongSupplier;
 import io.strata.engine.time.Clocks;
 
 /**
- * What one connected child sends for a host whose data lives in a local {@link StorageEngine}:
- * the host preamble, chart definitions and collected values, as a Netdata 1.37.1 child writes them
- * (see {@code docs/format/stream-sender.md}); replication answers (the replication module's
- * {@code ReplayAnswer}) are written with the ids of {@link #dimensionsForReplay}.
+ * Writes the stream of one host whose data lives in a local {@link StorageEngine} as a Netdata
+ * 1.37.1 child writes it: the host preamble, chart definitions and collected values (see
+ * {@code docs/format/stream-sender.md}). A child uses it for its own host (the replication module's
+ * {@code LocalHostStreamer}), a parent for each host it forwards ({@code HostForwarder});
+ * replication answers ({@code ReplayAnswer}) are written with the ids of {@link #dimensionsForReplay}.
  *
  * <p>Every method appends one atomic block to the given buffer; the caller commits the buffer with
  * {@link SenderSession#write}. Definitions may be written from any thread; the per-chart state
  * kept for {@link #writeCollection(ByteBuf, int, long, long[], boolean[])} is published safely.
  */
-public final class ChildStream {
+public final class HostStreamWriter {
 
     /** Capability bits this class looks at (§2.3; {@link Capabilities} owns the full set). */
     public static final long CAP_HLABELS = Capabilities.HLABELS;
@@ -134,7 +135,7 @@ public final class ChildStream {
     private volatile ChartWire[] wires = new ChartWire[0];
 
     /** Unclaimed, Netdata's label sources, no chart options, the system clock, 60 resync iterations. */
-    public ChildStream(StorageEngine engine, UUID hostGuid) {
+    public HostStreamWriter(StorageEngine engine, UUID hostGuid) {
         this(engine, hostGuid, null, LabelSources.NETDATA, c -> 0,
                 () -> Clocks.system().millis() / 1000, DEFAULT_CLOCK_RESYNC_ITERATIONS);
     }
@@ -146,7 +147,7 @@ public final class ChildStream {
      *                              the clock resync window)
      * @param clockResyncIterations stream.conf {@code initial clock resync iterations}
      */
-    public ChildStream(StorageEngine engine, UUID hostGuid, String claimId, LabelSources labelSources,
+    public HostStreamWriter(StorageEngine engine, UUID hostGuid, String claimId, LabelSources labelSources,
                        IntUnaryOperator chartOptions, LongSupplier wallClockSeconds, int clockResyncIterations) {
         this.engine = Objects.requireNonNull(engine, "engine");
         this.hostGuid = Objects.requireNonNull(hostGuid, "hostGuid");

@@ -3,9 +3,9 @@ package io.strata.query.catalog;
 import io.strata.engine.registry.MetricRegistry;
 
 /** What a metric's tiers hold, as Netdata reports retention: the oldest and newest point over all tiers. */
-public final class Retention {
+public final class RetentionSpan {
 
-    private Retention() {
+    private RetentionSpan() {
     }
 
     /** The oldest point time in any tier, or 0 when no tier holds the metric. */

@@ -34,11 +34,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * ChildStream against a real engine in a temporary directory. The system.cpu data of the 1.37.1
+ * HostStreamWriter against a real engine in a temporary directory. The system.cpu data of the 1.37.1
  * capture (vector 03: a child answering REPLAY_CHART after a 30 s gap) is stored in the engine,
  * and the answer must be the captured one, byte for byte.
  */
-class ChildStreamTest {
+class HostStreamWriterTest {
 
     private static final UUID CHILD = UUID.fromString("5b8185c0-e5a4-11f1-9d33-02fc00000001");
     private static final long CAPS_1_37_1 = 15296; // VCAPS HLABELS CLAIM CLABELS FUNCTIONS REPLICATION BINARY
@@ -109,8 +109,8 @@ class ChildStreamTest {
         return new Capture(points, state, values, collected, updated);
     }
 
-    private static ChildStream.CollectionState state(Capture c) {
-        return new ChildStream.CollectionState() {
+    private static HostStreamWriter.CollectionState state(Capture c) {
+        return new HostStreamWriter.CollectionState() {
             @Override
             public long lastCollectedUt(int chartId, int dimIndex) {
                 return c.dimState()[dimIndex][0];
@@ -179,7 +179,7 @@ class ChildStreamTest {
     void writesTheCapturedPreambleAndCollection() throws Exception {
         StorageEngine e = open();
         int chart = defineSystemCpu(e);
-        ChildStream child = new ChildStream(e, CHILD);
+        HostStreamWriter child = new HostStreamWriter(e, CHILD);
 
         ByteBuf out = Unpooled.buffer();
         child.writeHostPreamble(out, CAPS_1_37_1);
@@ -205,7 +205,7 @@ class ChildStreamTest {
         assertEquals(VectorLines.resource("child-system-cpu-collection.txt"), text(data));
 
         ByteBuf raw = Unpooled.buffer();
-        ChildStream.writeCollection(raw, "system.cpu", 845994, CPU_DIMS, values, CPU_DIMS.length);
+        HostStreamWriter.writeCollection(raw, "system.cpu", 845994, CPU_DIMS, values, CPU_DIMS.length);
         assertEquals(VectorLines.resource("child-system-cpu-collection.txt"), text(raw));
     }
 
@@ -215,7 +215,7 @@ class ChildStreamTest {
         UUID h = UUID.randomUUID();
         int chart = syntheticChart(e, h, 2);
         AtomicLong clock = new AtomicLong(1000);
-        ChildStream child = new ChildStream(e, h, "claim-1", ChildStream.LabelSources.NETDATA, id -> 0, clock::get, 60);
+        HostStreamWriter child = new HostStreamWriter(e, h, "claim-1", HostStreamWriter.LabelSources.NETDATA, id -> 0, clock::get, 60);
 
         ByteBuf def = Unpooled.buffer();
         child.writeChartDefinition(def, chart, 0, 1000);
@@ -250,7 +250,7 @@ class ChildStreamTest {
         StorageEngine e = open();
         UUID h = UUID.randomUUID();
         int chart = syntheticChart(e, h, 2);
-        ChildStream other = new ChildStream(e, UUID.randomUUID());
+        HostStreamWriter other = new HostStreamWriter(e, UUID.randomUUID());
         ByteBuf out = Unpooled.buffer();
         try {
             IllegalArgumentException wrongHost = assertThrows(IllegalArgumentException.class,
@@ -259,7 +259,7 @@ class ChildStreamTest {
             assertThrows(IllegalStateException.class, () -> other.writeHostPreamble(out, CAPS_1_37_1));
             assertThrows(IllegalArgumentException.class, () -> other.writeChartDefinition(out, 999, CAPS_1_37_1, 1));
 
-            ChildStream child = new ChildStream(e, h);
+            HostStreamWriter child = new HostStreamWriter(e, h);
             IllegalStateException undefined = assertThrows(IllegalStateException.class,
                     () -> child.writeCollection(out, chart, 1, new long[2], null));
             assertTrue(undefined.getMessage().contains("not defined on this connection"));
@@ -283,8 +283,8 @@ class ChildStreamTest {
         return chart;
     }
 
-    private static ChildStream.CollectionState fixedState(long updatedUt) {
-        return new ChildStream.CollectionState() {
+    private static HostStreamWriter.CollectionState fixedState(long updatedUt) {
+        return new HostStreamWriter.CollectionState() {
             @Override
             public long lastCollectedUt(int chartId, int dimIndex) {
                 return updatedUt + 100 + dimIndex;

@@ -1,22 +1,47 @@
-package io.strata.streaming.auth;
+package io.strata.engine.netdata;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Netdata's "simple patterns" ({@code libnetdata/simple_pattern}, 1.37.1), as used by {@code allow from}
- * and {@code send charts matching}: a list of globs separated by white space; {@code *} matches any
- * run of characters; a leading {@code !} makes a glob negative; a backslash escapes the next character
- * (so {@code \ } is a literal space); the first glob that matches decides (positive: match, negative:
- * no match); nothing matching means no match; the empty string never matches. Matching is
- * case-sensitive. Globs without {@code *} must match the whole text.
+ * Netdata's "simple patterns" ({@code libnetdata/simple_pattern/simple_pattern.c}, 1.37.1), the one
+ * matcher for everything Netdata reads as a pattern list: {@code allow from}, {@code send charts
+ * matching} and the other netdata.conf / stream.conf / exporting.conf lists, and the query API's
+ * {@code dimensions=}, {@code context=}, {@code chart=}, {@code chart_label_key=},
+ * {@code chart_labels_filter=} and {@code filter=} parameters.
+ *
+ * <p>A list is cut into globs at separator characters; which characters separate is the caller's
+ * choice, as it is the second argument of Netdata's {@code simple_pattern_create}:
+ * <ul>
+ *   <li>{@link #CONFIG_SEPARATORS} (Netdata's default, {@code NULL}): white space. Configuration
+ *       lists and the API's {@code allmetrics?filter=} use it.</li>
+ *   <li>{@link #API_SEPARATORS} ({@code ",|\t\r\n\f\v"}): the data and contexts API, where a space
+ *       belongs to a name ({@code dimensions=user|system}, {@code dimensions=a b} is one name).</li>
+ * </ul>
+ *
+ * <p>In a glob, {@code *} matches any run of characters; a leading {@code !} makes the glob negative;
+ * a backslash escapes the next character ({@code \ } is a literal space, {@code \!} a literal
+ * {@code !}). The first glob that matches decides (positive: match, negative: no match); nothing
+ * matching means no match; the empty text never matches. Matching is case-sensitive (1.37.1 has no
+ * case-insensitive mode). A list without globs (empty, only separators, a lone {@code !}) is
+ * {@linkplain #isEmpty() empty}: it matches nothing, and Netdata's callers read it as "no filter"
+ * (Netdata's {@code simple_pattern_create} returns {@code NULL} for it; the caller decides).
  *
  * <p>The matcher reproduces Netdata's algorithm, including its corners: a glob is cut at each inner
- * {@code *} and each piece is searched left to right without backtracking, and runs of {@code *}
- * are not collapsed the way a regular-expression glob would be ({@code a**b} matches text that starts
- * with {@code a} and ends with {@code *b}). Immutable and thread-safe.
+ * {@code *} and each piece is searched left to right without backtracking, and runs of {@code *} are
+ * not collapsed the way a regular-expression glob would be ({@code a**b} matches text that starts with
+ * {@code a} and ends with {@code *b}; {@code **a} matches text ending in {@code *a}). Immutable and
+ * thread-safe.
  */
 public final class SimplePattern {
+
+    /** Netdata's default separators (white space: space, \t, \r, \n, \f, \v), for configuration lists. */
+    public static final String CONFIG_SEPARATORS = " \t\r\n\f\u000B";
+
+    /** The query API's separators: comma, pipe and control white space, but not the space. */
+    public static final String API_SEPARATORS = ",|\t\r\n\f\u000B";
+
+    private static final SimplePattern EMPTY = new SimplePattern("", List.of());
 
     private enum Mode { EXACT, PREFIX, SUFFIX, SUBSTRING }
 
@@ -35,19 +60,30 @@ public final class SimplePattern {
         this.globs = List.copyOf(globs);
     }
 
-    /** Parses a pattern list; never fails ({@code null} is the empty list). */
+    /** A configuration list, globs separated by white space; never fails ({@code null} is the empty list). */
     public static SimplePattern parse(String list) {
-        String source = list == null ? "" : list;
+        return parse(list, CONFIG_SEPARATORS);
+    }
+
+    /**
+     * A list whose globs are separated by any character of {@code separators} ({@code null} or empty:
+     * {@link #CONFIG_SEPARATORS}, as in Netdata); never fails ({@code null} is the empty list).
+     */
+    public static SimplePattern parse(String list, String separators) {
+        if (list == null || list.isEmpty()) {
+            return EMPTY;
+        }
+        String seps = separators == null || separators.isEmpty() ? CONFIG_SEPARATORS : separators;
         List<Glob> globs = new ArrayList<>();
-        int length = source.length();
+        int length = list.length();
         int i = 0;
         StringBuilder word = new StringBuilder();
         while (i < length) {
-            while (i < length && isSeparator(source.charAt(i))) {
+            while (i < length && isSeparator(seps, list.charAt(i))) {
                 i++;
             }
             boolean negative = false;
-            if (i < length && source.charAt(i) == '!') {
+            if (i < length && list.charAt(i) == '!') {
                 negative = true;
                 i++;
             }
@@ -57,13 +93,13 @@ public final class SimplePattern {
             word.setLength(0);
             boolean escaped = false;
             while (i < length) {
-                char c = source.charAt(i);
+                char c = list.charAt(i);
                 if (c == '\\' && !escaped) {
                     escaped = true;
                     i++;
                     continue;
                 }
-                if (isSeparator(c) && !escaped) {
+                if (isSeparator(seps, c) && !escaped) {
                     i++;
                     break;
                 }
@@ -76,7 +112,7 @@ public final class SimplePattern {
             }
             globs.add(new Glob(negative, parseGlob(word.toString())));
         }
-        return new SimplePattern(source, globs);
+        return new SimplePattern(list, globs);
     }
 
     /** True when the first glob matching {@code text} is positive. Null or empty text: false. */
@@ -93,15 +129,33 @@ public final class SimplePattern {
     }
 
     /**
-     * True when the list has no glob (empty or only white space / lone {@code !}). Netdata treats such
-     * an {@code allow from} as "no restriction" (it skips the check), although {@link #matches} is
-     * false for every text.
+     * True when the list has no glob (empty or only separators / lone {@code !}). Netdata's callers
+     * treat such a list as "no restriction" (an {@code allow from} check is skipped, a
+     * {@code dimensions=} filter selects everything), although {@link #matches} is false for every
+     * text.
      */
     public boolean isEmpty() {
         return globs.isEmpty();
     }
 
-    /** The text this pattern was parsed from. */
+    /**
+     * True when every glob is positive and matches every non-empty text ({@code *}, {@code **}): a
+     * filter the caller may skip.
+     */
+    public boolean matchesEverything() {
+        if (globs.isEmpty()) {
+            return false;
+        }
+        for (Glob glob : globs) {
+            Piece p = glob.first();
+            if (glob.negative() || p.mode() != Mode.SUBSTRING || !p.text().isEmpty() || p.next() != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The text this pattern was parsed from ({@code ""} for {@code null}). */
     public String source() {
         return source;
     }
@@ -184,8 +238,7 @@ public final class SimplePattern {
         }
     }
 
-    /** Netdata's default separators: space, \t, \r, \n, \f, \v. */
-    private static boolean isSeparator(char c) {
-        return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == 0x0B;
+    private static boolean isSeparator(String separators, char c) {
+        return separators.indexOf(c) >= 0;
     }
 }

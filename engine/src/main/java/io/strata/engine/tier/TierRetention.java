@@ -48,9 +48,9 @@ import java.util.Objects;
  * deletion is retried on the next enforcement, and while a <em>datafile</em> is still to delete
  * nothing more is rotated (deleting more would drop data from queries without freeing the disk).
  */
-final class Retention {
+final class TierRetention {
 
-    private static final Logger log = LoggerFactory.getLogger(Retention.class);
+    private static final Logger log = LoggerFactory.getLogger(TierRetention.class);
     private static final long MAX_TIME = 0xFFFF_FFFFL;
 
     private final TierStore store;
@@ -94,7 +94,7 @@ final class Retention {
         }
     }
 
-    Retention(TierStore store, int tier, EngineConfig cfg, FileIo io, Path dir, MetricRegistry registry) {
+    TierRetention(TierStore store, int tier, EngineConfig cfg, FileIo io, Path dir, MetricRegistry registry) {
         this.store = store;
         this.tier = tier;
         this.cfg = cfg;
