@@ -299,8 +299,8 @@ class HttpDefencesTest {
     void answersGzippedOnAPoolOfTheirOwnComeWholeAndInOrder() throws Exception {
         io.netty.util.concurrent.DefaultEventExecutorGroup gzipPool = new io.netty.util.concurrent.DefaultEventExecutorGroup(
                 1, new io.netty.util.concurrent.DefaultThreadFactory("test-gzip", true));
+        TestServer s = server(new HttpPolicy(10, 60, HttpAccess.all(), false, true, gzipPool));
         try {
-            TestServer s = server(new HttpPolicy(10, 60, HttpAccess.all(), false, true, gzipPool));
             var plain = s.get("/api/v1/info");
             assertEquals(200, plain.statusCode());
             var gz = s.getBytes("/api/v1/info", "Accept-Encoding", "gzip");
@@ -325,6 +325,8 @@ class HttpDefencesTest {
                         "answer " + i + " out of order: " + type.substring(0, Math.min(300, type.length())));
             }
         } finally {
+            // the server first: its connections' handlers run on the pool until they are closed
+            s.close();
             gzipPool.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
         }
     }

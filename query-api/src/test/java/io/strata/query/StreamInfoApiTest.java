@@ -1,5 +1,7 @@
 package io.strata.query;
 
+import io.strata.testsupport.GuardPerClass;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.strata.query.http.ApiServices;
@@ -32,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 2.x parent's answer in its order, 404 for a host this parent does not hold, and a
  * {@code Content-Length: } header spelled exactly so (the child finds the body by that string).
  */
+@GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class StreamInfoApiTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -8,9 +8,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +37,11 @@ final class TestServer implements AutoCloseable {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final Channel server;
     /**
+     * Closed before the event loop stops, as the node's port does: a loop shut down with no quiet
+     * period while busy can end with its channels still open.
+     */
+    private final ChannelGroup accepted = new DefaultChannelGroup("accepted", GlobalEventExecutor.INSTANCE);
+    /**
      * Dropped at close: before Java 21 an HttpClient cannot be closed, and its selector (two
      * descriptors and a thread) goes only once the client is garbage.
      */
@@ -49,6 +57,7 @@ final class TestServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        accepted.add(ch);
                         ch.pipeline().addLast("sniffer", new FirstBytesSniffer(api, policy));
                     }
                 })
@@ -139,7 +148,11 @@ final class TestServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (group.isShuttingDown()) {
+            return; // closed already (a test may close it before its @AfterEach does)
+        }
         server.close().syncUninterruptibly();
+        accepted.close().syncUninterruptibly();
         group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         client = null;
     }

@@ -263,7 +263,7 @@ public final class ResourceGuard implements BeforeAllCallback, AfterAllCallback,
                     String[] f = line.trim().split("\\s+");
                     if (table.equals("unix") ? f.length > 6 && f[6].equals(inode) : f.length > 9 && f[9].equals(inode)) {
                         return " (" + table + (table.equals("unix") ? (f.length > 7 ? " " + f[7] : " unnamed")
-                                : " local " + f[1] + " remote " + f[2]) + ")";
+                                : " local " + f[1] + " remote " + f[2] + " " + tcpState(table, f[3])) + ")";
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -271,6 +271,21 @@ public final class ResourceGuard implements BeforeAllCallback, AfterAllCallback,
             }
         }
         return "";
+    }
+
+    /** The state column of /proc/self/net/tcp: which end closed first shows in it (CLOSE_WAIT: the peer did). */
+    private static String tcpState(String table, String hex) {
+        if (!table.startsWith("tcp")) {
+            return "";
+        }
+        String[] names = {"?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE",
+            "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING"};
+        try {
+            int st = Integer.parseInt(hex, 16);
+            return st > 0 && st < names.length ? names[st] : "state " + hex;
+        } catch (NumberFormatException e) {
+            return "state " + hex;
+        }
     }
 
     static Set<Thread> nonDaemonThreads() {

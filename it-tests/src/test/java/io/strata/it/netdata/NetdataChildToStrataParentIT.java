@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.ToLongFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -52,50 +53,65 @@ class NetdataChildToStrataParentIT {
             String log = child.errorLog();
             assertTrue(log.contains(expectedCaps), "negotiated capabilities lack " + expectedCaps + ": " + log);
             UUID guid = UUID.fromString(child.machineGuid());
-            ReceiverStats stats = parent.stats();
-            // let it define everything, replicate and stream live for a while
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline && stats.samplesCollected.sum() < 20_000) {
-                Thread.sleep(500);
-            }
-            Thread.sleep(12_000);
-            assertTrue(stats.samplesCollected.sum() > 0, "no sample received");
-            assertEquals(0, stats.protocolErrors.sum(), "protocol errors on the parent");
-
-            JsonNode charts = child.get("/api/v1/charts").get("charts");
-            StorageEngine engine = parent.engine();
-            MetadataStore meta = engine.metadata();
-            int hostId = meta.hostId(guid);
-            assertTrue(hostId >= 0, "host " + guid + " unknown to the parent");
-            assertEquals("ndchild", meta.host(hostId).hostname());
-            Map<String, Integer> strataCharts = new HashMap<>();
-            for (int c : meta.charts(hostId)) {
-                strataCharts.put(meta.chart(c).id(), c);
-            }
-            List<String> missing = new ArrayList<>();
-            int dims = 0;
-            for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
-                String id = it.next();
-                Integer c = strataCharts.get(id);
-                if (c == null) {
-                    missing.add("chart " + id);
-                    continue;
-                }
-                Map<String, DimensionInfo> byId = dimensionsById(meta, c);
-                for (Iterator<String> d = charts.get(id).get("dimensions").fieldNames(); d.hasNext(); ) {
-                    String dimId = d.next();
-                    dims++;
-                    if (!byId.containsKey(dimId)) {
-                        missing.add("dimension " + id + "/" + dimId);
-                    }
-                }
-            }
-            assertTrue(missing.isEmpty(), "unknown to the parent: " + missing);
-            assertTrue(charts.size() > 50 && dims > 200, "a real child has hundreds of dimensions: " + dims);
+            ChildOnParent known = awaitChildOnParent(child::get, guid, "ndchild", parent);
 
             // no engine.flush() here: it seals hot pages and must not run while the receiver stores (queries read hot pages)
-            compareValues(child, engine, meta, charts, strataCharts);
+            StorageEngine engine = parent.engine();
+            compareValues(child, engine, engine.metadata(), known.charts(), known.strataCharts());
         }
+    }
+
+    /** A child's charts as it answers {@code /api/v1/charts}, and the parent's chart of each id. */
+    record ChildOnParent(JsonNode charts, Map<String, Integer> strataCharts) {
+    }
+
+    /**
+     * Lets a child that connected define everything, replicate and stream live for a while, then
+     * checks the parent received it without a protocol error and knows the host ({@code guid},
+     * {@code hostname}) and every chart and dimension the child answers.
+     */
+    static ChildOnParent awaitChildOnParent(ChildApi child, UUID guid, String hostname, StrataTestParent parent)
+            throws Exception {
+        ReceiverStats stats = parent.stats();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline && stats.samplesCollected.sum() < 20_000) {
+            Thread.sleep(500);
+        }
+        // a few more seconds of live data past the replicated ones
+        Thread.sleep(12_000);
+        assertTrue(stats.samplesCollected.sum() > 0, "no sample received");
+        assertEquals(0, stats.protocolErrors.sum(), "protocol errors on the parent");
+
+        JsonNode charts = child.get("/api/v1/charts").get("charts");
+        MetadataStore meta = parent.engine().metadata();
+        int hostId = meta.hostId(guid);
+        assertTrue(hostId >= 0, "host " + guid + " unknown to the parent");
+        assertEquals(hostname, meta.host(hostId).hostname());
+        Map<String, Integer> strataCharts = new HashMap<>();
+        for (int c : meta.charts(hostId)) {
+            strataCharts.put(meta.chart(c).id(), c);
+        }
+        List<String> missing = new ArrayList<>();
+        int dims = 0;
+        for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
+            String id = it.next();
+            Integer c = strataCharts.get(id);
+            if (c == null) {
+                missing.add("chart " + id);
+                continue;
+            }
+            Map<String, DimensionInfo> byId = dimensionsById(meta, c);
+            for (Iterator<String> d = charts.get(id).get("dimensions").fieldNames(); d.hasNext(); ) {
+                String dimId = d.next();
+                dims++;
+                if (!byId.containsKey(dimId)) {
+                    missing.add("dimension " + id + "/" + dimId);
+                }
+            }
+        }
+        assertTrue(missing.isEmpty(), "unknown to the parent: " + missing);
+        assertTrue(charts.size() > 50 && dims > 200, "a real child has hundreds of dimensions: " + dims);
+        return new ChildOnParent(charts, strataCharts);
     }
 
     static Map<String, DimensionInfo> dimensionsById(MetadataStore meta, int chart) {
@@ -134,6 +150,13 @@ class NetdataChildToStrataParentIT {
     /** As above, for any child that answers {@code /api/v1/data}. */
     static long compareValues(ChildApi child, StorageEngine engine, MetadataStore meta, JsonNode charts,
                               Map<String, Integer> strataCharts, long after, long before) throws Exception {
+        return compareValues(child, engine, meta, charts, strataCharts, id -> after, before);
+    }
+
+    /** As above, each chart over {@code (afterOf(chart id), before]}. */
+    static long compareValues(ChildApi child, StorageEngine engine, MetadataStore meta, JsonNode charts,
+                              Map<String, Integer> strataCharts, ToLongFunction<String> afterOf, long before)
+            throws Exception {
         long compared = 0;
         List<String> mismatches = new ArrayList<>();
         for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
@@ -145,7 +168,8 @@ class NetdataChildToStrataParentIT {
             }
             int chart = chartOrNull;
             ChartInfo ci = meta.chart(chart);
-            if (ci.updateEvery() != 1) {
+            long after = afterOf.applyAsLong(id);
+            if (ci.updateEvery() != 1 || after >= before) {
                 continue;
             }
             JsonNode data = child.get("/api/v1/data?chart=" + URLEncoder.encode(id, StandardCharsets.UTF_8)

@@ -1,5 +1,7 @@
 package io.strata.node.chaos;
 
+import io.strata.node.netdata.NetdataAgentConfig;
+
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -51,7 +53,7 @@ final class ChaosCluster {
             c.parents.add(new ChaosNode(name, ChaosNode.Kind.PARENT, dir, at[1], Integer.parseInt(at[2]), at[0],
                     parentJava, null));
         }
-        boolean netdata = o.netdataChild() && NetdataChildConfig.installed() && o.children() > 0;
+        boolean netdata = o.netdataChild() && NetdataAgentConfig.installed() && o.children() > 0;
         int strata = o.children() - (netdata ? 1 : 0);
         for (int i = 0; i < o.children(); i++) {
             boolean real = netdata && i == o.children() - 1;
@@ -64,7 +66,9 @@ final class ChaosCluster {
             Path dir = base.resolve(name);
             int port = Integer.parseInt(at[2]);
             if (real) {
-                NetdataChildConfig.write(dir, name, at[1], port, order, API_KEY);
+                new NetdataAgentConfig(dir, name, at[1], port)
+                        .sendTo(order, API_KEY, TIMEOUT_SECONDS, true, false)
+                        .write();
             } else {
                 writeChild(dir, name, at[1], port, order);
             }

@@ -1,5 +1,7 @@
 package io.strata.node.chaos;
 
+import io.strata.node.netdata.NetdataAgentConfig;
+
 import io.strata.node.runtime.CollectionClock;
 
 import java.io.IOException;
@@ -84,7 +86,7 @@ final class ChaosNode {
         }
         if (kind == Kind.NETDATA_CHILD) {
             // bounded like every process of the run: timeout ends netdata if the runner dies
-            cmd.addAll(List.of("timeout", String.valueOf(netdataLimit.toSeconds()), NetdataChildConfig.BINARY,
+            cmd.addAll(List.of("timeout", String.valueOf(netdataLimit.toSeconds()), NetdataAgentConfig.BINARY.toString(),
                     "-D", "-c", dir.resolve("etc/netdata.conf").toString()));
         } else {
             cmd.addAll(javaCommand.subList(0, 1));

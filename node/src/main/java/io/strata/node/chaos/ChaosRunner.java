@@ -1,5 +1,7 @@
 package io.strata.node.chaos;
 
+import io.strata.node.netdata.NetdataAgentConfig;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -83,8 +85,8 @@ public final class ChaosRunner {
         report.disks = disks.unavailable() == null ? "tmpfs of " + ParentDisks.SIZE + " per parent"
                 : "full disks skipped: " + disks.unavailable();
         report.netdataChild = cluster.children.stream().anyMatch(c -> c.kind == ChaosNode.Kind.NETDATA_CHILD)
-                ? "a real Netdata 1.37.1 child" : NetdataChildConfig.installed() ? "off"
-                : "none: " + NetdataChildConfig.BINARY + " is not installed";
+                ? "a real Netdata 1.37.1 child" : NetdataAgentConfig.installed() ? "off"
+                : "none: " + NetdataAgentConfig.BINARY + " is not installed";
         say("seed " + o.seed() + ", " + o.minutes() + " min, " + cluster.parents.size() + " parents, "
                 + cluster.children.size() + " children (" + report.netdataChild + "); nodes in " + base
                 + "; partitions: " + report.partitions + "; disks: " + report.disks);

@@ -56,9 +56,16 @@ class DemoClusterTest {
                         Duration.ofSeconds(60));
             }
             // the charts are the proc collector's, on the parent that received the child only through its peer too
+            // (a host is listed from its handshake on; its charts follow it, a moment later on a busy machine)
             for (DemoLayout.Node p : layout.parents()) {
                 for (DemoLayout.Node c : layout.children()) {
-                    JsonNode charts = get(cluster.url(p.name()) + "host/" + c.name() + "/api/v1/charts").get("charts");
+                    String url = cluster.url(p.name()) + "host/" + c.name() + "/api/v1/charts";
+                    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    JsonNode charts = get(url).get("charts");
+                    while (!charts.has("system.cpu") && System.nanoTime() < deadline) {
+                        Thread.sleep(250);
+                        charts = get(url).get("charts");
+                    }
                     assertTrue(charts.has("system.cpu"), p.name() + " has no system.cpu of " + c.name() + ": "
                             + fieldNames(charts));
                 }

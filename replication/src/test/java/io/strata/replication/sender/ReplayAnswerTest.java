@@ -10,6 +10,7 @@ import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
 import io.strata.streaming.sender.HostStreamWriter;
+import io.strata.streaming.sender.VectorLines;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -8,8 +8,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.strata.streaming.receiver.ReceiverContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +39,14 @@ public final class StreamServer implements Closeable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final List<Channel> bound = new ArrayList<>();
+    /**
+     * The connections accepted and still open (a closed one leaves the group by itself): closed
+     * before the event loops stop, because a loop shut down with no quiet period can end with its
+     * channels still open when it is busy at that moment (Netty 4.2's SingleThreadIoEventLoop closes
+     * them only if it sees the shutdown before its last check), leaving the client waiting on a
+     * connection nobody serves and the descriptor open.
+     */
+    private final ChannelGroup accepted = new DefaultChannelGroup("accepted", GlobalEventExecutor.INSTANCE);
     private final ReceiverContext receivers;
     private final SslContext ssl;
     private final HttpPipelineInstaller http;
@@ -83,6 +94,7 @@ public final class StreamServer implements Closeable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        accepted.add(ch);
                         ch.pipeline().addLast("guard", new ConnectionGuard(gate, listener, rules, logLimiter));
                         ch.pipeline().addLast("sniff", new PortUnificationHandler(ssl, receivers, http));
                     }
@@ -116,6 +128,8 @@ public final class StreamServer implements Closeable {
         for (Channel c : bound) {
             c.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
+        // no new connection comes now that the listeners are closed
+        accepted.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }

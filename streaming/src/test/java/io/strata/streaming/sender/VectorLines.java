@@ -11,13 +11,14 @@ import java.util.List;
 /**
  * Test helper: reads the vector excerpts and re-writes a captured line through
  * {@link SenderWireFormat}, choosing the method by keyword. The word splitting here is a plain
- * test splitter (quotes, spaces and '='), not the production tokenizer.
+ * test splitter (quotes, spaces and '='), not the production tokenizer. Shared with the modules
+ * after streaming through its test jar (the vectors it reads come with it).
  */
-final class VectorLines {
+public final class VectorLines {
     private VectorLines() {
     }
 
-    static String resource(String name) throws IOException {
+    public static String resource(String name) throws IOException {
         try (InputStream in = VectorLines.class.getResourceAsStream("/vectors/netdata-1.37.1/" + name)) {
             if (in == null) {
                 throw new IOException("missing test resource " + name);
@@ -26,7 +27,7 @@ final class VectorLines {
         }
     }
 
-    static List<String> lines(String name) throws IOException {
+    public static List<String> lines(String name) throws IOException {
         String text = resource(name);
         List<String> out = new ArrayList<>();
         for (String l : text.split("\n", -1)) {
@@ -38,7 +39,7 @@ final class VectorLines {
     }
 
     /** Words of a line: separators space and '='; "..." and '...' are one word without the quotes. */
-    static List<String> words(String line) {
+    public static List<String> words(String line) {
         List<String> w = new ArrayList<>();
         int i = 0;
         while (i < line.length()) {
@@ -63,7 +64,7 @@ final class VectorLines {
         return w;
     }
 
-    static int chartOptions(String slots) {
+    public static int chartOptions(String slots) {
         int o = 0;
         for (String s : slots.split(" ")) {
             switch (s) {
@@ -79,7 +80,7 @@ final class VectorLines {
     }
 
     /** Writes the line again with SenderWireFormat. */
-    static void rewrite(ByteBuf out, String line) {
+    public static void rewrite(ByteBuf out, String line) {
         List<String> w = words(line);
         switch (w.get(0)) {
             case "CLAIMED_ID" -> SenderWireFormat.claimedId(out, w.get(1), w.get(2).equals("NULL") ? null : w.get(2));
