@@ -120,8 +120,11 @@ final class Flusher implements Runnable {
 
     /** Bytes a dirty page holds: its encoding (or raw points, until encoded) and the object around it. */
     static long cost(DirtyPage p) {
-        return p.bytesHeld() + 112L;
+        return p.bytesHeld() + PAGE_OBJECT_BYTES;
     }
+
+    /** The heap a dirty page holds besides its points. */
+    static final long PAGE_OBJECT_BYTES = 112L;
 
     /** The flusher's scratch for encoding raw tier-0 pages. */
     private final int[] encodePoints = new int[DiskFormat.pagePoints(0)];
@@ -138,6 +141,7 @@ final class Flusher implements Runnable {
             p.encodeRaw(memory[p.tier], encodePoints, encodeBytes);
             dirtyBytes.addAndGet(cost(p) - was);
             queuedRawBytes.addAndGet(-was);
+            queuedRawPages.decrementAndGet();
         }
         batch.add(p);
     }
@@ -149,6 +153,26 @@ final class Flusher implements Runnable {
      * displace are already encoded.
      */
     private final AtomicLong queuedRawBytes = new AtomicLong();
+    /** How many raw pages {@link #queuedRawBytes} are. */
+    private final AtomicLong queuedRawPages = new AtomicLong();
+
+    /** About how much smaller a tier-0 page's encoding is than its raw points. */
+    static final int RAW_TO_ENCODED = 8;
+
+    /**
+     * The bytes the pages waiting for the disk hold once encoded: the encoded pages as they are,
+     * and the raw pages still queued at an estimate of their encoding (their points over {@link
+     * #RAW_TO_ENCODED}, plus the object around each). Not raw pages whole: a burst the flusher
+     * encodes on its next turn is not a disk that does not keep up. Nor without them: a flusher
+     * stuck in a write (a stalled disk) does not turn, raw pages are all that piles up meanwhile,
+     * and the backlog would pass the bound only after {@link #RAW_BACKLOG_BYTES} of them.
+     */
+    long waitingBytes() {
+        long raw = queuedRawBytes.get();
+        long rawPages = Math.max(0, queuedRawPages.get());
+        long points = Math.max(0, raw - rawPages * PAGE_OBJECT_BYTES);
+        return Math.max(0, dirtyBytes.get() - raw) + points / RAW_TO_ENCODED + rawPages * PAGE_OBJECT_BYTES;
+    }
 
     /**
      * Raw pages waiting beyond this many bytes are encoded by the collector that seals them: the
@@ -182,12 +206,13 @@ final class Flusher implements Runnable {
         long c = cost(p);
         long raw = 0;
         if (p.isRaw()) {
+            queuedRawPages.incrementAndGet();
             raw = queuedRawBytes.addAndGet(c);
         }
-        long dirty = dirtyBytes.addAndGet(c);
+        dirtyBytes.addAndGet(c);
         dirtyByMetric[p.tier].add(p);
         sealed.add(p);
-        if (!backlogHigh && dirty - queuedRawBytes.get() > dirtyLimit) {
+        if (!backlogHigh && waitingBytes() > dirtyLimit) {
             // here too, not only on the flusher's turn: a flusher stuck in a write never turns
             signalBacklog();
         }
@@ -230,8 +255,8 @@ final class Flusher implements Runnable {
     // ---- the disk backlog signal (back-pressure) -------------------------------------------
 
     /**
-     * Pages waiting for the disk (encoded; raw pages in the queue shrink about 8 times on the
-     * flusher's next turn and do not count) passed the bound and have not yet dropped under
+     * Pages waiting for the disk ({@link #waitingBytes()}: raw pages in the queue count at the
+     * size they shrink to on the flusher's next turn) passed the bound and have not yet dropped under
      * {@link #BACKLOG_LOW_NUM}/{@link #BACKLOG_LOW_DEN} of it.
      */
     private volatile boolean backlogHigh;
@@ -269,7 +294,7 @@ final class Flusher implements Runnable {
         boolean high;
         long waiting;
         synchronized (backlogLock) {
-            waiting = dirtyBytes.get() - queuedRawBytes.get();
+            waiting = waitingBytes();
             high = backlogHigh;
             if (!high && waiting > bound) {
                 high = true;
@@ -673,6 +698,7 @@ final class Flusher implements Runnable {
         }
         dirtyBytes.set(0);
         queuedRawBytes.set(0);
+        queuedRawPages.set(0);
         return n;
     }
 }
