@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import io.netty.handler.ssl.SslContext;
 import io.strata.engine.io.DiskFullException;
 import io.strata.query.ApiContext;
@@ -113,12 +114,23 @@ public final class StrataNode implements Closeable {
 
     /** Opens the engine, binds the port and starts the roles of {@code config}. */
     public static StrataNode start(NodeConfig config, HttpPipelineInstaller http) throws IOException {
+        return start(config, http, UnaryOperator.identity());
+    }
+
+    /**
+     * {@link #start(NodeConfig, HttpPipelineInstaller)} with the engine's configuration as {@code
+     * engineConfig} changes it: a test's way to put the engine's files behind a {@code FileIo}
+     * of its own (a disk that stalls) or to bound its main cache in bytes. Not a configuration key:
+     * nothing but a test in this package calls it.
+     */
+    static StrataNode start(NodeConfig config, HttpPipelineInstaller http, UnaryOperator<EngineConfig> engineConfig)
+            throws IOException {
         for (String w : config.warnings()) {
             LOG.warn(w);
         }
         NodeDirectories.requireWritable(config);
         UUID guid = MachineGuid.loadOrCreate(config.libDir());
-        EngineConfig ec = config.engineConfig();
+        EngineConfig ec = engineConfig.apply(config.engineConfig());
         SslContext tls = config.sslCertificate() == null ? null
                 : TlsContexts.server(config.sslCertificate(), config.sslKey());
         StorageEngine engine = StorageEngine.open(ec);
