@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.strata.engine.page.PageCodecTier0;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -312,15 +313,37 @@ final class Flusher implements Runnable {
             } else {
                 log.info("pages waiting for the disk back under 3/4 of the bound ({} < {} bytes)", waiting, bound);
             }
+            Runnable seam = beforeBacklogDelivery.getAndSet(null);
+            if (seam != null) {
+                seam.run();
+            }
             if (l != null) {
-                try {
-                    l.diskBacklog(high, waiting, bound);
-                } catch (RuntimeException e) {
-                    log.warn("the disk backlog listener failed: {}", e.toString());
+                // Two threads that flip the state (a collector: high; the flusher: low) deliver
+                // after leaving the lock above and could deliver in the other order, leaving a
+                // parent paused while nothing waits for the disk, for good: nothing read, no page
+                // sealed, no further transition. Each delivery tells the state as it is now, and
+                // only when it differs from what the listener was told last.
+                synchronized (deliveryLock) {
+                    boolean now = backlogHigh;
+                    if (now != delivered) {
+                        delivered = now;
+                        try {
+                            l.diskBacklog(now, now == high ? waiting : waitingBytes(), bound);
+                        } catch (RuntimeException e) {
+                            log.warn("the disk backlog listener failed: {}", e.toString());
+                        }
+                    }
                 }
             }
         }
     }
+
+    /** Guards {@link #delivered}: the listener is called under it, one transition at a time. */
+    private final Object deliveryLock = new Object();
+    /** The state the listener was told last. */
+    private boolean delivered;
+    /** Runs once between a transition and its delivery (tests: another thread's transition in between). */
+    final AtomicReference<Runnable> beforeBacklogDelivery = new AtomicReference<>();
 
     /** Dirty pages dropped since open because they passed the bound (the disk did not keep up). */
     long pagesDropped() {

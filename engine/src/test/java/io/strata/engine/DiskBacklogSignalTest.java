@@ -156,6 +156,59 @@ class DiskBacklogSignalTest {
         assertFalse(events.get(events.size() - 1).high(), "back under the bound in the end: " + events);
     }
 
+    /**
+     * A collector's transition to high and the flusher's back to low right after it, delivered in
+     * the other order (the collector is preempted between its transition and its call): the
+     * listener must end told the truth, not "pause" while nothing waits for the disk, which would
+     * stop a parent reading from its children for good (nothing read, no page sealed, no further
+     * transition).
+     */
+    @Test
+    void transitionsThatRaceAreDeliveredAsTheStateIsNow(@TempDir Path dir) throws Exception {
+        HangingDiskIo io = new HangingDiskIo();
+        List<Event> events = new CopyOnWriteArrayList<>();
+        long bound = 256L << 10;
+        EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1).withFlushMaxAgeMillis(5).withCacheBytes(bound)
+                .withIo(io).withClockSeconds(() -> T0);
+        try (StorageEngine e = StorageEngine.open(cfg)) {
+            e.setDirtyPagePolicy(StorageEngine.DirtyPagePolicy.KEEP);
+            e.setDiskBacklogListener((high, waiting, b) -> events.add(new Event(high, waiting, b)));
+            int[] ids = define(e, 10, 10);
+            boolean[] lowSeen = {false};
+            // between the collector's transition to high and its call: the disk comes back and
+            // the flusher writes everything, going back under 3/4 of the bound on its own thread
+            e.flusher().beforeBacklogDelivery.set(() -> {
+                io.stalled = false;
+                io.gate.countDown();
+                try {
+                    waitFor(() -> !e.diskBacklogHigh(), "the flusher's transition back under the bound");
+                    lowSeen[0] = true;
+                } catch (InterruptedException x) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            io.stalled = true;
+            long t = T0;
+            try {
+                long limit = 2 * (Flusher.RAW_BACKLOG_BYTES + bound);
+                for (long end = T0 + 200_000; t < end && e.flusher().beforeBacklogDelivery.get() != null
+                        && e.dirtyBytes() < limit; t++) {
+                    for (int m : ids) {
+                        e.store(m, t, 1, EngineTestSupport.value(m, t), StorageNumber.SN_DEFAULT_FLAGS);
+                    }
+                }
+            } finally {
+                io.stalled = false;
+                io.gate.countDown();
+            }
+            assertTrue(lowSeen[0], "the transitions did not race as the test means: " + events);
+            assertFalse(e.diskBacklogHigh());
+            assertTrue(events.isEmpty() || !events.get(events.size() - 1).high(),
+                    "the listener was last told to pause while nothing waits for the disk: " + events);
+            e.flush();
+        }
+    }
+
     private static List<Event> run(Path dir, StorageEngine.DirtyPagePolicy policy, boolean keeps) throws Exception {
         StalledDiskIo io = new StalledDiskIo();
         List<Event> events = new CopyOnWriteArrayList<>();
