@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the same stored value.
  *
  * <p>System properties: {@code strata.slowdisk.stallSeconds} (60), {@code strata.slowdisk.children}
- * (20), {@code strata.slowdisk.charts} and {@code strata.slowdisk.dimensions} per child (40, 20),
+ * (20), {@code strata.slowdisk.charts} and {@code strata.slowdisk.dimensions} per child (60, 20),
  * {@code strata.slowdisk.boundBytes} (the parent's main cache, 16 KiB), {@code
  * strata.slowdisk.crawlBytesPerSecond} (1 KiB/s), and {@code strata.slowdisk.backPressure}
  * ({@code true}; {@code false} drops the pages past the bound and never pauses, which this test
@@ -57,7 +57,7 @@ class SlowDiskParentKeepsEverySampleTest {
     void aParentUnderAStalledDiskHoldsEverySampleItsChildrenHold(@TempDir Path tmp) throws Exception {
         long stallSeconds = prop("stallSeconds", 60);
         int childCount = (int) prop("children", 20);
-        int charts = (int) prop("charts", 40);
+        int charts = (int) prop("charts", 60);
         int dimensions = (int) prop("dimensions", 20);
         long bound = prop("boundBytes", 16 << 10);
         long crawlRate = prop("crawlBytesPerSecond", 1 << 10);
@@ -185,10 +185,22 @@ class SlowDiskParentKeepsEverySampleTest {
                             + " connections) but nothing was replayed after the recovery");
                 }
             } finally {
-                for (int i = children.size() - 1; i >= 0; i--) {
-                    children.get(i).close();
-                }
                 disk[0].recover();
+                IOException closing = null;
+                for (int i = children.size() - 1; i >= 0; i--) {
+                    try {
+                        children.get(i).close();
+                    } catch (IOException | RuntimeException e) {
+                        if (closing == null) {
+                            closing = new IOException("closing the children", e);
+                        } else {
+                            closing.addSuppressed(e);
+                        }
+                    }
+                }
+                if (closing != null) {
+                    throw closing;
+                }
             }
         }
         System.out.printf("[slow-disk] test took %.1f s%n", (System.nanoTime() - started) / 1e9);
@@ -205,7 +217,7 @@ class SlowDiskParentKeepsEverySampleTest {
                 + "\n");
         // half of the children have a small send buffer: it overflows while the parent does not
         // read, they reconnect, and replication fills what they sent meanwhile
-        String buffer = i % 2 == 0 ? "\tbuffer size bytes = 262144\n" : "";
+        String buffer = i % 2 == 0 ? "\tbuffer size bytes = 98304\n" : "";
         Files.writeString(dir.resolve("stream.conf"), "[stream]\n\tenabled = yes\n\tdestination = 127.0.0.1:"
                 + parentPort + "\n\tapi key = " + API_KEY + "\n\treconnect delay seconds = 1\n" + buffer);
         return NodeConfig.load(dir);
@@ -250,8 +262,17 @@ class SlowDiskParentKeepsEverySampleTest {
                     });
                     String[] wrong = {null};
                     long[] n = {0};
+                    long[] missing = {0, Long.MAX_VALUE, Long.MIN_VALUE};
                     child.engine().queryTier0(m, from + 1, until, (t, sn) -> {
-                        if (sn == StorageNumber.SN_EMPTY_SLOT || wrong[0] != null) {
+                        if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                            return;
+                        }
+                        if (wrong[0] != null) {
+                            if (!got.containsKey(t)) {
+                                missing[0]++;
+                                missing[1] = Math.min(missing[1], t);
+                                missing[2] = Math.max(missing[2], t);
+                            }
                             return;
                         }
                         Integer p = got.get(t);
@@ -266,7 +287,10 @@ class SlowDiskParentKeepsEverySampleTest {
                         n[0]++;
                     });
                     if (wrong[0] != null) {
-                        return wrong[0];
+                        return wrong[0] + (missing[0] == 0 ? "" : "; " + missing[0] + " more seconds of it missing"
+                                + " between " + missing[1] + " and " + missing[2]) + "; the parent holds it from "
+                                + got.keySet().stream().mapToLong(Long::longValue).min().orElse(-1) + " to "
+                                + got.keySet().stream().mapToLong(Long::longValue).max().orElse(-1);
                     }
                     checked[0] += n[0];
                 }
