@@ -222,6 +222,7 @@ public final class StrataNode implements Closeable {
     }
 
     private static final int PROGRESS_SECONDS = 10;
+    private static final int HOUSEKEEPING_STOP_SECONDS = 30;
     private long replayedAtLastReport;
     private long replayStartedNanos;
     private long replayedSinceStart;
@@ -343,7 +344,20 @@ public final class StrataNode implements Closeable {
         }
         forwarding.close();
         server.close();
-        housekeeping.shutdownNow();
+        // A metadata sync in progress is let finish: an interrupt inside a FileChannel call
+        // closes the channel for every thread, and the engine's last flush then fails on the
+        // metadata log (the pages it closes with are not written).
+        housekeeping.shutdown();
+        try {
+            if (!housekeeping.awaitTermination(HOUSEKEEPING_STOP_SECONDS, TimeUnit.SECONDS)) {
+                LOG.warn("the housekeeping did not stop within {} s (a metadata sync the disk does not answer);"
+                        + " stopping it", HOUSEKEEPING_STOP_SECONDS);
+                housekeeping.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            housekeeping.shutdownNow();
+        }
         engine.close();
         LOG.info("node '{}' stopped", config.hostname());
     }
