@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.strata.engine.page.PageCodecTier0;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -120,8 +121,11 @@ final class Flusher implements Runnable {
 
     /** Bytes a dirty page holds: its encoding (or raw points, until encoded) and the object around it. */
     static long cost(DirtyPage p) {
-        return p.bytesHeld() + 112L;
+        return p.bytesHeld() + PAGE_OBJECT_BYTES;
     }
+
+    /** The heap a dirty page holds besides its points. */
+    static final long PAGE_OBJECT_BYTES = 112L;
 
     /** The flusher's scratch for encoding raw tier-0 pages. */
     private final int[] encodePoints = new int[DiskFormat.pagePoints(0)];
@@ -138,6 +142,7 @@ final class Flusher implements Runnable {
             p.encodeRaw(memory[p.tier], encodePoints, encodeBytes);
             dirtyBytes.addAndGet(cost(p) - was);
             queuedRawBytes.addAndGet(-was);
+            queuedRawPages.decrementAndGet();
         }
         batch.add(p);
     }
@@ -149,6 +154,26 @@ final class Flusher implements Runnable {
      * displace are already encoded.
      */
     private final AtomicLong queuedRawBytes = new AtomicLong();
+    /** How many raw pages {@link #queuedRawBytes} are. */
+    private final AtomicLong queuedRawPages = new AtomicLong();
+
+    /** About how much smaller a tier-0 page's encoding is than its raw points. */
+    static final int RAW_TO_ENCODED = 8;
+
+    /**
+     * The bytes the pages waiting for the disk hold once encoded: the encoded pages as they are,
+     * and the raw pages still queued at an estimate of their encoding (their points over {@link
+     * #RAW_TO_ENCODED}, plus the object around each). Not raw pages whole: a burst the flusher
+     * encodes on its next turn is not a disk that does not keep up. Nor without them: a flusher
+     * stuck in a write (a stalled disk) does not turn, raw pages are all that piles up meanwhile,
+     * and the backlog would pass the bound only after {@link #RAW_BACKLOG_BYTES} of them.
+     */
+    long waitingBytes() {
+        long raw = queuedRawBytes.get();
+        long rawPages = Math.max(0, queuedRawPages.get());
+        long points = Math.max(0, raw - rawPages * PAGE_OBJECT_BYTES);
+        return Math.max(0, dirtyBytes.get() - raw) + points / RAW_TO_ENCODED + rawPages * PAGE_OBJECT_BYTES;
+    }
 
     /**
      * Raw pages waiting beyond this many bytes are encoded by the collector that seals them: the
@@ -182,12 +207,13 @@ final class Flusher implements Runnable {
         long c = cost(p);
         long raw = 0;
         if (p.isRaw()) {
+            queuedRawPages.incrementAndGet();
             raw = queuedRawBytes.addAndGet(c);
         }
-        long dirty = dirtyBytes.addAndGet(c);
+        dirtyBytes.addAndGet(c);
         dirtyByMetric[p.tier].add(p);
         sealed.add(p);
-        if (!backlogHigh && dirty - queuedRawBytes.get() > dirtyLimit) {
+        if (!backlogHigh && waitingBytes() > dirtyLimit) {
             // here too, not only on the flusher's turn: a flusher stuck in a write never turns
             signalBacklog();
         }
@@ -230,8 +256,8 @@ final class Flusher implements Runnable {
     // ---- the disk backlog signal (back-pressure) -------------------------------------------
 
     /**
-     * Pages waiting for the disk (encoded; raw pages in the queue shrink about 8 times on the
-     * flusher's next turn and do not count) passed the bound and have not yet dropped under
+     * Pages waiting for the disk ({@link #waitingBytes()}: raw pages in the queue count at the
+     * size they shrink to on the flusher's next turn) passed the bound and have not yet dropped under
      * {@link #BACKLOG_LOW_NUM}/{@link #BACKLOG_LOW_DEN} of it.
      */
     private volatile boolean backlogHigh;
@@ -269,7 +295,7 @@ final class Flusher implements Runnable {
         boolean high;
         long waiting;
         synchronized (backlogLock) {
-            waiting = dirtyBytes.get() - queuedRawBytes.get();
+            waiting = waitingBytes();
             high = backlogHigh;
             if (!high && waiting > bound) {
                 high = true;
@@ -287,15 +313,37 @@ final class Flusher implements Runnable {
             } else {
                 log.info("pages waiting for the disk back under 3/4 of the bound ({} < {} bytes)", waiting, bound);
             }
+            Runnable seam = beforeBacklogDelivery.getAndSet(null);
+            if (seam != null) {
+                seam.run();
+            }
             if (l != null) {
-                try {
-                    l.diskBacklog(high, waiting, bound);
-                } catch (RuntimeException e) {
-                    log.warn("the disk backlog listener failed: {}", e.toString());
+                // Two threads that flip the state (a collector: high; the flusher: low) deliver
+                // after leaving the lock above and could deliver in the other order, leaving a
+                // parent paused while nothing waits for the disk, for good: nothing read, no page
+                // sealed, no further transition. Each delivery tells the state as it is now, and
+                // only when it differs from what the listener was told last.
+                synchronized (deliveryLock) {
+                    boolean now = backlogHigh;
+                    if (now != delivered) {
+                        delivered = now;
+                        try {
+                            l.diskBacklog(now, now == high ? waiting : waitingBytes(), bound);
+                        } catch (RuntimeException e) {
+                            log.warn("the disk backlog listener failed: {}", e.toString());
+                        }
+                    }
                 }
             }
         }
     }
+
+    /** Guards {@link #delivered}: the listener is called under it, one transition at a time. */
+    private final Object deliveryLock = new Object();
+    /** The state the listener was told last. */
+    private boolean delivered;
+    /** Runs once between a transition and its delivery (tests: another thread's transition in between). */
+    final AtomicReference<Runnable> beforeBacklogDelivery = new AtomicReference<>();
 
     /** Dirty pages dropped since open because they passed the bound (the disk did not keep up). */
     long pagesDropped() {
@@ -673,6 +721,7 @@ final class Flusher implements Runnable {
         }
         dirtyBytes.set(0);
         queuedRawBytes.set(0);
+        queuedRawPages.set(0);
         return n;
     }
 }

@@ -608,6 +608,11 @@ public final class StorageEngine implements Closeable {
         flusher.setBacklogListener(listener);
     }
 
+    /** The flusher, for tests of this package. */
+    Flusher flusher() {
+        return flusher;
+    }
+
     /** Whether the pages waiting for the disk are over the bound (and not yet back under 3/4 of it). */
     public boolean diskBacklogHigh() {
         return flusher.backlogHigh();

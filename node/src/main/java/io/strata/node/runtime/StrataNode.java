@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import io.netty.handler.ssl.SslContext;
 import io.strata.engine.io.DiskFullException;
 import io.strata.query.ApiContext;
@@ -115,12 +116,23 @@ public final class StrataNode implements Closeable {
 
     /** Opens the engine, binds the port and starts the roles of {@code config}. */
     public static StrataNode start(NodeConfig config, HttpPipelineInstaller http) throws IOException {
+        return start(config, http, UnaryOperator.identity());
+    }
+
+    /**
+     * {@link #start(NodeConfig, HttpPipelineInstaller)} with the engine's configuration as {@code
+     * engineConfig} changes it: a test's way to put the engine's files behind a {@code FileIo}
+     * of its own (a disk that stalls) or to bound its main cache in bytes. Not a configuration key:
+     * nothing but a test in this package calls it.
+     */
+    static StrataNode start(NodeConfig config, HttpPipelineInstaller http, UnaryOperator<EngineConfig> engineConfig)
+            throws IOException {
         for (String w : config.warnings()) {
             LOG.warn(w);
         }
         NodeDirectories.requireWritable(config);
         UUID guid = MachineGuid.loadOrCreate(config.libDir());
-        EngineConfig ec = config.engineConfig();
+        EngineConfig ec = engineConfig.apply(config.engineConfig());
         SslContext tls = config.sslCertificate() == null ? null
                 : TlsContexts.server(config.sslCertificate(), config.sslKey());
         StorageEngine engine = StorageEngine.open(ec);
@@ -214,6 +226,7 @@ public final class StrataNode implements Closeable {
     }
 
     private static final int PROGRESS_SECONDS = 10;
+    private static final int HOUSEKEEPING_STOP_SECONDS = 30;
     private long replayedAtLastReport;
     private long replayStartedNanos;
     private long replayedSinceStart;
@@ -348,7 +361,20 @@ public final class StrataNode implements Closeable {
         }
         forwarding.close();
         server.close();
-        housekeeping.shutdownNow();
+        // A metadata sync in progress is let finish: an interrupt inside a FileChannel call
+        // closes the channel for every thread, and the engine's last flush then fails on the
+        // metadata log (the pages it closes with are not written).
+        housekeeping.shutdown();
+        try {
+            if (!housekeeping.awaitTermination(HOUSEKEEPING_STOP_SECONDS, TimeUnit.SECONDS)) {
+                LOG.warn("the housekeeping did not stop within {} s (a metadata sync the disk does not answer);"
+                        + " stopping it", HOUSEKEEPING_STOP_SECONDS);
+                housekeeping.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            housekeeping.shutdownNow();
+        }
         engine.close();
         LOG.info("node '{}' stopped", config.hostname());
     }
