@@ -149,6 +149,10 @@ public final class MetadataStore implements Closeable {
                             continue;
                         } catch (MetadataCodec.BadRecordException e) {
                             problem = e.getMessage();
+                        } catch (IllegalArgumentException e) {
+                            // a record that decodes but that memory refuses (a 256th distinct algorithm):
+                            // lost like a damaged one, never a start that fails
+                            problem = "record refused: " + e.getMessage();
                         }
                     }
                 }
@@ -359,6 +363,8 @@ public final class MetadataStore implements Closeable {
             return id;
         }
         DimensionInfo d = (DimensionInfo) rec;
+        // first, so that a refused algorithm changes nothing
+        int algorithm = algorithmIndex(d.algorithm());
         Integer chartId = chartByKey.get(chartKey(d.hostGuid(), d.chartId()));
         if (chartId == null) {
             chartId = apply(ChartInfo.of(d.hostGuid(), d.chartId(), 1));
@@ -377,7 +383,7 @@ public final class MetadataStore implements Closeable {
         // Dimension ids and names repeat across charts and hosts ("user", "in", "reads"...).
         dimId[metric] = strings.computeIfAbsent(d.id(), k -> k);
         dimName[metric] = d.name().equals(d.id()) ? null : strings.computeIfAbsent(d.name(), k -> k);
-        dimAlg[metric] = (byte) algorithmIndex(d.algorithm());
+        dimAlg[metric] = (byte) algorithm;
         dimMul[metric] = d.multiplier();
         dimDiv[metric] = d.divisor();
         dimFlags[metric] = d.flags();
