@@ -45,6 +45,17 @@ public final class DataFormatter {
         return Math.min(r.dbLast, r.wallClock);
     }
 
+    /**
+     * A row's time as a number: seconds, or with {@code ms} the seconds followed by {@code 000} (no
+     * overflow for any time), except time 0, which {@code 0000} would not write as a number.
+     */
+    private void timeValue(long t) {
+        out.integer(t);
+        if (has(DataOptions.MILLISECONDS) && t != 0) {
+            out.a("000");
+        }
+    }
+
     private boolean has(long flag) {
         return (options & flag) != 0;
     }
@@ -215,10 +226,7 @@ public final class DataFormatter {
                     out.a("new ");
                     jsDate(r.rowTime(i));
                 } else {
-                    out.integer(r.rowTime(i));
-                    if (has(DataOptions.MILLISECONDS)) {
-                        out.a("000");
-                    }
+                    timeValue(r.rowTime(i));
                 }
                 double total = rowTotal(i);
                 for (int c = 0; c < r.columns; c++) {
@@ -326,10 +334,7 @@ public final class DataFormatter {
             out.a(betweenLines).a(startLine);
             long t = r.rowTime(i);
             if (has(DataOptions.SECONDS) || has(DataOptions.MILLISECONDS)) {
-                out.integer(t);
-                if (has(DataOptions.MILLISECONDS)) {
-                    out.a("000");
-                }
+                timeValue(t);
             } else {
                 ZonedDateTime z = Instant.ofEpochSecond(t).atZone(zone);
                 out.integer(z.getYear()).ch('-').twoDigits(z.getMonthValue()).ch('-').twoDigits(z.getDayOfMonth())
