@@ -207,6 +207,24 @@ class QueryFuzzTest {
         }
     }
 
+    /**
+     * Found by {@link #mutatedQueriesStayCleanAndWithinTheBudget} (200 000 inputs): a huge {@code gtime}
+     * with a negative {@code points} put rows at times no calendar holds, and the date formats
+     * (datatable, csv without {@code seconds}) threw a DateTimeException, a 500.
+     */
+    @Test
+    void rowsAtTimesNoCalendarHoldsAreStillAnswered() throws Exception {
+        ApiServices services = ApiServices.of(parent.api);
+        String q = "context=system.*&label=!7&dims=user&tqx=reqId%3A6%3Bout%3Ajson%3Bsig%3A-438%3BresponseHandler%3A%5C"
+                + "+36%3E%3A%7C-c%22%3A&points=-41497179463\u254a4985658&=0#8' :=&gtime=3996276090720420935&after=&group=%";
+        for (int back = 0; back < 3; back++) {
+            parent.clock.set(RecordedParent.LAST + 1 - back);
+            for (String format : new String[] {"", "&format=datatable", "&format=csv", "&format=json&options=google_json"}) {
+                routeAndCheck(services, "/api/v1/data", q + format, q + format, Long.MAX_VALUE);
+            }
+        }
+    }
+
     private static final Pattern POINTS_PER_TIER = Pattern.compile("\"db_points_per_tier\":\\s*\\[([0-9, ]*)\\]");
 
     /** Points a query may read in {@link #mutatedQueriesStayCleanAndWithinTheBudget}: about 10 dimension-windows. */

@@ -3,6 +3,8 @@ package io.strata.query.data;
 import io.strata.query.text.Out;
 
 import java.time.ZoneId;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.Instant;
 import java.util.Map;
@@ -297,9 +299,22 @@ public final class DataFormatter {
         out.a("\n]\n}");
     }
 
+    /**
+     * {@code t} in the server's zone. A window pushed past what a calendar holds (a huge
+     * {@code gtime}, {@code after} or {@code points}) is written at the calendar's first or last
+     * second rather than failing the whole answer.
+     */
+    private ZonedDateTime zoned(long t) {
+        return Instant.ofEpochSecond(Math.max(FIRST_CALENDAR_SECOND, Math.min(LAST_CALENDAR_SECOND, t))).atZone(zone);
+    }
+
+    /** The seconds a date-time of any zone holds (a day inside LocalDateTime's range at each end). */
+    private static final long FIRST_CALENDAR_SECOND = LocalDateTime.MIN.toEpochSecond(ZoneOffset.UTC) + 86_400;
+    private static final long LAST_CALENDAR_SECOND = LocalDateTime.MAX.toEpochSecond(ZoneOffset.UTC) - 86_400;
+
     /** {@code Date(y,m,d,h,mi,s)} in the server's zone, January being month 0, as JavaScript wants. */
     private void jsDate(long t) {
-        ZonedDateTime z = Instant.ofEpochSecond(t).atZone(zone);
+        ZonedDateTime z = zoned(t);
         out.a("Date(").integer(z.getYear()).ch(',').integer(z.getMonthValue() - 1).ch(',').integer(z.getDayOfMonth())
                 .ch(',').integer(z.getHour()).ch(',').integer(z.getMinute()).ch(',').integer(z.getSecond()).ch(')');
     }
@@ -336,7 +351,7 @@ public final class DataFormatter {
             if (has(DataOptions.SECONDS) || has(DataOptions.MILLISECONDS)) {
                 timeValue(t);
             } else {
-                ZonedDateTime z = Instant.ofEpochSecond(t).atZone(zone);
+                ZonedDateTime z = zoned(t);
                 out.integer(z.getYear()).ch('-').twoDigits(z.getMonthValue()).ch('-').twoDigits(z.getDayOfMonth())
                         .ch(' ').twoDigits(z.getHour()).ch(':').twoDigits(z.getMinute()).ch(':').twoDigits(z.getSecond());
             }
