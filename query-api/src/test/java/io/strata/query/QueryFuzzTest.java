@@ -1,5 +1,7 @@
 package io.strata.query;
 
+import io.strata.query.data.QueryBudget;
+import io.strata.testsupport.Fuzz;
 import io.strata.testsupport.GuardPerClass;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -13,8 +15,11 @@ import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,8 +38,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 @GuardPerClass("the HTTP client keeps its connection to the server from one test to the next")
 class QueryFuzzTest {
 
-    static final int ITERATIONS = Integer.getInteger("strata.fuzz.iterations", 20000);
-    static final long SEED = Long.getLong("strata.fuzz.seed", 0x5EED_0F_A9L);
+    static final long SEED = 0x5EED_0F_A9L;
     /** 504: a random {@code timeout=} (milliseconds) shorter than the query. */
     static final Set<Integer> CLEAN = Set.of(200, 400, 404, 504);
 
@@ -150,11 +154,11 @@ class QueryFuzzTest {
 
     @Test
     void randomQueriesGetCleanAnswers() throws Exception {
-        Random r = new Random(SEED);
         ApiServices services = ApiServices.of(parent.api);
-        int byHttp = Math.min(ITERATIONS / 50, 400);
-        int statuses200 = 0;
-        for (int i = 0; i < ITERATIONS; i++) {
+        long byHttp = Math.min(Fuzz.inputs() / 50, 400);
+        long[] statuses200 = {0};
+        Fuzz.Result run = Fuzz.run("/api/v1 query strings", SEED, in -> {
+            Random r = in.random();
             String path = PATHS[r.nextInt(PATHS.length)];
             String q = query(r);
             if (path.endsWith("allmetrics") && r.nextInt(20) != 0) {
@@ -163,47 +167,175 @@ class QueryFuzzTest {
                         + new String[] {"shell", "json", "prometheus", "prometheus_all_hosts", "x"}[r.nextInt(5)];
             }
             parent.clock.set(RecordedParent.LAST + 1 - r.nextInt(3));
-            String where = "iteration " + i + " (seed " + SEED + "): " + path + "?" + q;
-            if (i < byHttp) {
+            String where = path + "?" + q;
+            in.show(where);
+            if (in.index() < byHttp) {
                 HttpResponse<String> resp;
                 try {
                     resp = server.get(TestServer.encodeIllegal(path + "?" + q));
                 } catch (IllegalArgumentException notAUri) {
                     // java.net.URI refuses some raw bytes a socket would carry; the router part covers them
-                    continue;
+                    return;
                 }
                 assertTrue(CLEAN.contains(resp.statusCode()), where + " -> " + resp.statusCode() + " " + resp.body());
                 if (resp.statusCode() == 200) {
-                    statuses200++;
+                    statuses200[0]++;
                     checkJson(resp.headers().firstValue("content-type").orElse(""), resp.body(), q, where);
                 }
-                continue;
-            }
-            ApiResponse resp;
-            try {
-                resp = ApiRouter.route(parent.api, services, path, q, PooledByteBufAllocator.DEFAULT, "fuzz", null);
-            } catch (ApiError e) {
-                // 504: a random timeout= (in ms) shorter than the query
-                assertTrue(e.status().equals(HttpResponseStatus.BAD_REQUEST) || e.status().equals(HttpResponseStatus.NOT_FOUND)
-                                || e.status().equals(HttpResponseStatus.GATEWAY_TIMEOUT),
-                        where + " -> " + e.status() + " " + e.getMessage());
-                assertTrue(!e.getMessage().isEmpty(), where);
-                continue;
-            } catch (Exception | Error e) {
-                fail(where + " threw " + e, e);
                 return;
             }
-            try {
-                assertTrue(CLEAN.contains(resp.status().code()), where + " -> " + resp.status());
-                if (resp.status().code() == 200) {
-                    statuses200++;
-                    checkJson(resp.contentType(), resp.body().toString(StandardCharsets.UTF_8), q, where);
-                }
-            } finally {
-                resp.body().release();
+            if (routeAndCheck(services, path, q, where, Long.MAX_VALUE)) {
+                statuses200[0]++;
+            }
+        });
+        assertTrue(statuses200[0] > run.inputs() / 10, "the fuzzer should reach real answers, got " + statuses200[0]);
+    }
+
+    /**
+     * Found by {@link #mutatedQueriesStayCleanAndWithinTheBudget}: a huge {@code gtime} put a row at
+     * time 0, which {@code ms} wrote as {@code 0000}, not a JSON number.
+     */
+    @Test
+    void aRowAtTimeZeroInMillisecondsIsAJsonNumber() throws Exception {
+        ApiServices services = ApiServices.of(parent.api);
+        String q = "options=seconds%7Cms|natur9223372036854775807al-points&chart=undefined&before=1e5&chart%00=8?_''"
+                + "\u4e2d&=|\u00e9?c8#6->\"&gtime=4032934401700824701&chart=system.cpu";
+        for (int back = 0; back < 3; back++) {
+            parent.clock.set(RecordedParent.LAST + 1 - back);
+            assertTrue(routeAndCheck(services, "/api/v1/data", q, q, Long.MAX_VALUE), q);
+            assertTrue(routeAndCheck(services, "/api/v1/data", q + "&format=csv", q, Long.MAX_VALUE), q);
+        }
+    }
+
+    /**
+     * Found by {@link #mutatedQueriesStayCleanAndWithinTheBudget} (200 000 inputs): a huge {@code gtime}
+     * with a negative {@code points} put rows at times no calendar holds, and the date formats
+     * (datatable, csv without {@code seconds}) threw a DateTimeException, a 500.
+     */
+    @Test
+    void rowsAtTimesNoCalendarHoldsAreStillAnswered() throws Exception {
+        ApiServices services = ApiServices.of(parent.api);
+        String q = "context=system.*&label=!7&dims=user&tqx=reqId%3A6%3Bout%3Ajson%3Bsig%3A-438%3BresponseHandler%3A%5C"
+                + "+36%3E%3A%7C-c%22%3A&points=-41497179463\u254a4985658&=0#8' :=&gtime=3996276090720420935&after=&group=%";
+        for (int back = 0; back < 3; back++) {
+            parent.clock.set(RecordedParent.LAST + 1 - back);
+            for (String format : new String[] {"", "&format=datatable", "&format=csv", "&format=json&options=google_json"}) {
+                routeAndCheck(services, "/api/v1/data", q + format, q + format, Long.MAX_VALUE);
             }
         }
-        assertTrue(statuses200 > ITERATIONS / 10, "the fuzzer should reach real answers, got " + statuses200);
+    }
+
+    private static final Pattern POINTS_PER_TIER = Pattern.compile("\"db_points_per_tier\":\\s*\\[([0-9, ]*)\\]");
+
+    /** Points a query may read in {@link #mutatedQueriesStayCleanAndWithinTheBudget}: about 10 dimension-windows. */
+    static final long SMALL_BUDGET_POINTS = 3000;
+
+    /**
+     * Query strings mutated at the byte level (keys and values cut, doubled, percent-encoded,
+     * overlong UTF-8, NUL, separators, repeated keys, long values) under a small points budget:
+     * every answer is a 200 or a 4xx with a message (a 504 only where the query carries its own
+     * {@code timeout=}), never a 5xx or an escaped exception; an answer that reports its work
+     * ({@code db_points_per_tier}) read no more than the budget.
+     */
+    @Test
+    void mutatedQueriesStayCleanAndWithinTheBudget() throws Exception {
+        ApiServices services = ApiServices.of(parent.api);
+        QueryBudget.Limits before = services.queryLimits();
+        services.queryLimits(new QueryBudget.Limits(QueryBudget.Limits.DEFAULT_TIMEOUT_MILLIS, SMALL_BUDGET_POINTS));
+        long[] answered = {0, 0};
+        try {
+            Fuzz.Result run = Fuzz.run("/api/v1 mutated query strings, small budget", SEED * 3, in -> {
+                Random r = in.random();
+                String path = r.nextInt(4) == 0 ? PATHS[r.nextInt(PATHS.length)] : "/api/v1/data";
+                String q = mutateQuery(r, query(r) + (r.nextBoolean() ? "&options=jsonwrap&format=json" : ""));
+                parent.clock.set(RecordedParent.LAST + 1 - r.nextInt(3));
+                String where = path + "?" + q;
+                in.show(where);
+                if (routeAndCheck(services, path, q, where, SMALL_BUDGET_POINTS)) {
+                    answered[0]++;
+                } else {
+                    answered[1]++;
+                }
+            });
+            assertTrue(answered[0] > run.inputs() / 20 && answered[1] > run.inputs() / 20,
+                    "the fuzzer should reach answers and refusals alike, got " + answered[0] + " and " + answered[1]);
+        } finally {
+            services.queryLimits(before);
+        }
+    }
+
+    private static final String[] MUTATION_PIECES = {"&", "=", "&&", "==", "%", "%2", "%00", "%FF", "%C0%AE",
+        "%E0%80%AE", "%2e%2e%2f", "%26", "%3D", "+", ";", "|", ",", "!", "*", "?", "#", "%20", "\u0000", "\u00ff",
+        "after=", "before=", "points=", "group=", "options=", "format=", "dimension=", "chart=", "context=",
+        "tier=", "timeout=", "gtime=", "group_options=", "-1", "0", "9223372036854775807", "1e308", "NaN",
+        "system.cpu", "percentile", "median", "jsonwrap", "json2", "nonzero", "datasource"};
+
+    /** Byte-level edits of a query string: insertions of separators and keys, cuts, doublings, long runs. */
+    static String mutateQuery(Random r, String query) {
+        StringBuilder sb = new StringBuilder(query);
+        int edits = 1 + r.nextInt(6);
+        for (int e = 0; e < edits; e++) {
+            int at = sb.length() == 0 ? 0 : r.nextInt(sb.length() + 1);
+            switch (r.nextInt(7)) {
+                case 0 -> sb.insert(at, MUTATION_PIECES[r.nextInt(MUTATION_PIECES.length)]);
+                case 1 -> sb.insert(at, (char) r.nextInt(256));
+                case 2 -> sb.delete(at, Math.min(sb.length(), at + 1 + r.nextInt(12)));
+                case 3 -> {
+                    int end = Math.min(sb.length(), at + 1 + r.nextInt(40));
+                    sb.insert(end, sb.substring(at, end));
+                }
+                case 4 -> sb.append('&').append(MUTATION_PIECES[r.nextInt(MUTATION_PIECES.length)])
+                        .append(MUTATION_PIECES[r.nextInt(MUTATION_PIECES.length)]);
+                case 5 -> sb.insert(at, String.valueOf((char) ('a' + r.nextInt(26))).repeat(1 + r.nextInt(
+                        r.nextInt(50) == 0 ? 20_000 : 64)));
+                default -> {
+                    if (at < sb.length()) {
+                        sb.setCharAt(at, (char) r.nextInt(0x3000));
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Routes one query and checks the answer: 200 (JSON parses; work within {@code maxPoints}) or a
+     * 400/404 with a message (504 only for a query's own {@code timeout=}). Returns whether it was a 200.
+     */
+    private static boolean routeAndCheck(ApiServices services, String path, String q, String where, long maxPoints)
+            throws IOException {
+        ApiResponse resp;
+        try {
+            resp = ApiRouter.route(parent.api, services, path, q, PooledByteBufAllocator.DEFAULT, "fuzz", null);
+        } catch (ApiError e) {
+            boolean ownTimeout = e.status().equals(HttpResponseStatus.GATEWAY_TIMEOUT)
+                    && q.toLowerCase(Locale.ROOT).contains("timeout");
+            assertTrue(e.status().equals(HttpResponseStatus.BAD_REQUEST) || e.status().equals(HttpResponseStatus.NOT_FOUND)
+                            || ownTimeout, where + " -> " + e.status() + " " + e.getMessage());
+            assertTrue(!e.getMessage().isEmpty(), where);
+            return false;
+        }
+        try {
+            assertTrue(CLEAN.contains(resp.status().code()) && resp.status().code() != 504,
+                    where + " -> " + resp.status());
+            if (resp.status().code() != 200) {
+                return false;
+            }
+            String body = resp.body().toString(StandardCharsets.UTF_8);
+            checkJson(resp.contentType(), body, q, where);
+            Matcher tiers = POINTS_PER_TIER.matcher(body);
+            if (maxPoints != Long.MAX_VALUE && tiers.find()) {
+                // by pattern: google_json wraps the same field in JavaScript that is not JSON
+                long read = 0;
+                for (String t : tiers.group(1).split(",")) {
+                    read += t.isBlank() ? 0 : Long.parseLong(t.trim());
+                }
+                assertTrue(read <= maxPoints, where + ": read " + read + " points, budget " + maxPoints);
+            }
+            return true;
+        } finally {
+            resp.body().release();
+        }
     }
 
     /** JSON answers must parse (Netdata's csvjsonarray is the one JSON-typed format that is not JSON). */

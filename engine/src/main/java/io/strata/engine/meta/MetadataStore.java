@@ -156,6 +156,10 @@ public final class MetadataStore implements Closeable {
                             continue;
                         } catch (MetadataCodec.BadRecordException e) {
                             problem = e.getMessage();
+                        } catch (IllegalArgumentException e) {
+                            // a record that decodes but that memory refuses (a 256th distinct algorithm):
+                            // lost like a damaged one, never a start that fails
+                            problem = "record refused: " + e.getMessage();
                         }
                     }
                 }
@@ -380,6 +384,8 @@ public final class MetadataStore implements Closeable {
             return id == null ? -1 : id;
         }
         DimensionInfo d = (DimensionInfo) rec;
+        // first, so that a refused algorithm changes nothing
+        int algorithm = algorithmIndex(d.algorithm());
         Integer chartId = chartByKey.get(chartKey(d.hostGuid(), d.chartId()));
         if (chartId == null) {
             chartId = apply(ChartInfo.of(d.hostGuid(), d.chartId(), 1));
@@ -398,7 +404,7 @@ public final class MetadataStore implements Closeable {
         // Dimension ids and names repeat across charts and hosts ("user", "in", "reads"...).
         dimId[metric] = strings.computeIfAbsent(d.id(), k -> k);
         dimName[metric] = d.name().equals(d.id()) ? null : strings.computeIfAbsent(d.name(), k -> k);
-        dimAlg[metric] = (byte) algorithmIndex(d.algorithm());
+        dimAlg[metric] = (byte) algorithm;
         dimMul[metric] = d.multiplier();
         dimDiv[metric] = d.divisor();
         dimFlags[metric] = d.flags();

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -77,5 +78,41 @@ class MetadataResyncTest {
             assertEquals(charts - 1, m.dimensionCount());
         }
         assertEquals(List.of(), again.findings());
+    }
+
+    /**
+     * Memory keeps at most 255 distinct dimension algorithms; a log holding more (written by hand,
+     * or by another writer) must still open: the records it cannot take are lost like damaged ones,
+     * the others kept, and the log rewritten.
+     */
+    @Test
+    void aLogWithMoreAlgorithmsThanMemoryTakesStillOpens(@TempDir Path dir) throws Exception {
+        try (MetadataStore m = MetadataStore.open(FileChannelIo.INSTANCE, dir, new MetricRegistry(3), new RecoveryReport())) {
+            m.sync();
+        }
+        Path logFile = dir.resolve("metadata.log");
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        log.writeBytes(Files.readAllBytes(logFile));
+        int dims = 300;
+        for (int d = 0; d < dims; d++) {
+            ByteBuffer b = MetadataCodec.encode(new DimensionInfo(HOST, "chart", "d" + d, "d" + d, "alg-" + d, 1, 1, 0));
+            log.write(b.array(), 0, b.limit());
+        }
+        Files.write(logFile, log.toByteArray());
+
+        RecoveryReport report = new RecoveryReport();
+        try (MetadataStore m = MetadataStore.open(FileChannelIo.INSTANCE, dir, new MetricRegistry(3), report)) {
+            assertEquals(255, m.dimensionCount(), "the dimensions of the first 255 algorithms");
+            int chart = m.chartId(HOST, "chart");
+            assertEquals("alg-254", m.dimension(m.metrics(chart).get(254)).algorithm());
+        }
+        assertEquals(dims - 255, report.findings().size(), report.findings().toString());
+        assertTrue(report.findings().get(0).problem().contains("record refused: more than 255 distinct dimension"
+                + " algorithms"), report.findings().get(0).problem());
+        RecoveryReport again = new RecoveryReport();
+        try (MetadataStore m = MetadataStore.open(FileChannelIo.INSTANCE, dir, new MetricRegistry(3), again)) {
+            assertEquals(255, m.dimensionCount());
+        }
+        assertEquals(List.of(), again.findings(), "rewritten without the refused records");
     }
 }

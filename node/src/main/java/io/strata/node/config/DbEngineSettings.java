@@ -35,9 +35,10 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
         long cacheMb = 0;
         String cache = nd.get("db", "dbengine page cache size MB", null);
         if (cache != null) {
-            cacheMb = parseLong(netdataConf, "dbengine page cache size MB", cache);
+            String where = NodeConfig.where(nd, "db", "dbengine page cache size MB", netdataConf);
+            cacheMb = parseLong(where, "dbengine page cache size MB", cache);
             if (cacheMb < 0 || cacheMb > (1L << 24)) {
-                throw new ConfigException(netdataConf + ": [db] dbengine page cache size MB = " + cache
+                throw new ConfigException(where + ": [db] dbengine page cache size MB = " + cache
                         + " must be between 0 (sized from the number of metrics) and " + (1L << 24));
             }
         }
@@ -48,19 +49,22 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
             if (v == null) {
                 continue;
             }
-            long g = parseLong(netdataConf, key, v);
+            String where = NodeConfig.where(nd, "db", key, netdataConf);
+            long g = parseLong(where, key, v);
             if (g < 2 || g > 255) {
-                throw new ConfigException(netdataConf + ": [db] " + key + " = " + v + " must be between 2 and 255");
+                throw new ConfigException(where + ": [db] " + key + " = " + v + " must be between 2 and 255");
             }
             if (t > 1 && g != grouping) {
-                throw new ConfigException(netdataConf + ": [db] " + key + " = " + v + " differs from tier 1's "
+                throw new ConfigException(where + ": [db] " + key + " = " + v + " differs from tier 1's "
                         + grouping + "; Strata groups every tier by the same number of points");
             }
             grouping = (int) g;
         }
         String steps = EngineConfig.tierStepProblem(tiers, grouping);
         if (steps != null) {
-            throw new ConfigException(netdataConf + ": [db] storage tiers = " + tiers
+            String key = nd.peek("db", "dbengine tier 1 update every iterations").isPresent()
+                    ? "dbengine tier 1 update every iterations" : "storage tiers";
+            throw new ConfigException(NodeConfig.where(nd, "db", key, netdataConf) + ": [db] storage tiers = " + tiers
                     + " with dbengine tier N update every iterations = " + grouping + ": " + steps);
         }
         long[] retention = new long[tiers];
@@ -69,11 +73,13 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
             String key = "dbengine tier " + t + " retention time";
             String v = nd.get("db", key, null);
             if (v != null) {
-                retention[t] = parseDuration(netdataConf, key, v);
+                retention[t] = parseDuration(NodeConfig.where(nd, "db", key, netdataConf), key, v);
             }
-            String d = nd.get("db", "dbengine tier " + t + " directory", null);
+            String dirKey = "dbengine tier " + t + " directory";
+            String d = nd.get("db", dirKey, null);
             if (d != null && !d.isBlank()) {
-                dirs[t] = Path.of(d.trim());
+                dirs[t] = NodeConfig.path(null, d.trim(),
+                        NodeConfig.where(nd, "db", dirKey, netdataConf) + ": [db] " + dirKey + " = " + d);
             }
         }
         FsyncPolicy fsync = FsyncPolicy.PER_DATAFILE;
@@ -82,7 +88,8 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
             try {
                 fsync = FsyncPolicy.parse(f.trim().replace(' ', '-'));
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(netdataConf + ": [db] dbengine fsync = " + f
+                throw new ConfigException(NodeConfig.where(nd, "db", "dbengine fsync", netdataConf)
+                        + ": [db] dbengine fsync = " + f
                         + " must be one of: never, per extent, per datafile");
             }
         }
@@ -90,7 +97,7 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
         long future = EngineConfig.DEFAULT_FUTURE_MARGIN_SECONDS;
         String fut = nd.get("db", MAX_FUTURE_TIME_KEY, null);
         if (fut != null) {
-            future = parseDuration(netdataConf, MAX_FUTURE_TIME_KEY, fut);
+            future = parseDuration(NodeConfig.where(nd, "db", MAX_FUTURE_TIME_KEY, netdataConf), MAX_FUTURE_TIME_KEY, fut);
         }
         return new DbEngineSettings(cacheMb, grouping, retention, dirs, fsync, direct, future);
     }
@@ -108,13 +115,13 @@ public record DbEngineSettings(long pageCacheMb, int tierGrouping, long[] retent
         return ec;
     }
 
-    private static long parseLong(Path file, String key, String v) throws ConfigException {
+    private static long parseLong(String file, String key, String v) throws ConfigException {
         return ConfigNumbers.wholeNumber(v).orElseThrow(
                 () -> new ConfigException(file + ": [db] " + key + " = " + v + " is not a number"));
     }
 
     /** Netdata's duration spelling ({@link ConfigNumbers#durationSeconds}); 0 means no limit. */
-    static long parseDuration(Path file, String key, String v) throws ConfigException {
+    static long parseDuration(String file, String key, String v) throws ConfigException {
         return ConfigNumbers.durationSeconds(v).orElseThrow(() -> new ConfigException(file + ": [db] " + key
                 + " = " + v + " is not a duration (a number with " + ConfigNumbers.DURATION_UNITS + ")"));
     }

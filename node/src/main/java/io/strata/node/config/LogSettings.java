@@ -56,13 +56,16 @@ public record LogSettings(Level level, Target main, Target access) {
     }
 
     static LogSettings read(IniFile nd, Path netdataConf, Path dir) throws NodeConfig.ConfigException {
-        Level level = level(nd.get("logs", "level", "info"), netdataConf);
-        Target main = target(nd.get("logs", "error", "stderr"), "error", Target.Kind.STDERR, netdataConf, dir);
-        Target access = target(nd.get("logs", "access", "none"), "access", Target.Kind.STDOUT, netdataConf, dir);
+        Level level = level(nd.get("logs", "level", "info"), NodeConfig.where(nd, "logs", "level", netdataConf));
+        Target main = target(nd.get("logs", "error", "stderr"), "error", Target.Kind.STDERR,
+                NodeConfig.where(nd, "logs", "error", netdataConf), dir);
+        Target access = target(nd.get("logs", "access", "none"), "access", Target.Kind.STDOUT,
+                NodeConfig.where(nd, "logs", "access", netdataConf), dir);
         return new LogSettings(level, main, access);
     }
 
-    static Level level(String value, Path file) throws NodeConfig.ConfigException {
+    /** @param file where the value is written ({@code file:line}), for the message */
+    static Level level(String value, String file) throws NodeConfig.ConfigException {
         return switch (value.trim().toLowerCase(Locale.ROOT)) {
             case "emergency", "emerg", "alert", "critical", "crit", "error", "err" -> Level.ERROR;
             case "warning", "warn" -> Level.WARN;
@@ -75,7 +78,7 @@ public record LogSettings(Level level, Target main, Target access) {
         };
     }
 
-    static Target target(String value, String key, Target.Kind system, Path file, Path dir)
+    static Target target(String value, String key, Target.Kind system, String file, Path dir)
             throws NodeConfig.ConfigException {
         String v = value.trim();
         switch (v) {
@@ -91,7 +94,7 @@ public record LogSettings(Level level, Target main, Target access) {
                 throw new NodeConfig.ConfigException(file + ": [logs] " + key + " = syslog is not supported;"
                         + " use a file, stdout, stderr or none");
             default:
-                return new Target(Target.Kind.FILE, dir.resolve(v));
+                return new Target(Target.Kind.FILE, NodeConfig.path(dir, v, file + ": [logs] " + key + " = " + v));
         }
     }
 }

@@ -6,6 +6,7 @@ import io.strata.streaming.config.IniFile;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,26 +44,37 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         } catch (IniException e) {
             throw new ConfigException(e.getMessage());
         }
+        return from(dir, nd, st);
+    }
+
+    /**
+     * The configuration of {@code dir} from its parsed {@code netdata.conf} and {@code stream.conf}
+     * (their file names are those the {@link IniFile}s carry); {@code exporting.conf} is read from
+     * {@code dir}.
+     */
+    static NodeConfig from(Path dir, IniFile nd, IniFile st) throws IOException, ConfigException {
+        Path netdataConf = dir.resolve("netdata.conf");
+        Path streamConf = dir.resolve("stream.conf");
         List<String> warnings = new ArrayList<>();
 
         String hostname = nd.get("global", "hostname", localHostname());
         int updateEvery = (int) positive(nd, "db", "update every", 1, 86_400);
         String mode = nd.get("db", "mode", "dbengine");
         if (!mode.equals("dbengine")) {
-            throw new ConfigException(netdataConf + ": [db] mode = " + mode
+            throw new ConfigException(where(nd, "db", "mode", netdataConf) + ": [db] mode = " + mode
                     + " is not supported; Strata stores in dbengine only");
         }
         int tiers = (int) positive(nd, "db", "storage tiers", 3, 5);
         long[] space = new long[tiers];
         space[0] = positive(nd, "db", "dbengine multihost disk space MB", 256, Long.MAX_VALUE / (1 << 20));
         for (int t = 1; t < tiers; t++) {
-            space[t] = positive(nd, "db", "dbengine tier " + t + " multihost disk space MB", space[0] / 2,
+            space[t] = positive(nd, "db", "dbengine tier " + t + " multihost disk space MB", Math.max(1, space[0] / 2),
                     Long.MAX_VALUE / (1 << 20));
         }
         DbEngineSettings dbEngine = DbEngineSettings.read(nd, netdataConf, tiers);
         LogSettings logs = LogSettings.read(nd, netdataConf, dir);
-        Path cache = Path.of(nd.get("directories", "cache", dir.resolve("cache").toString()));
-        Path lib = Path.of(nd.get("directories", "lib", dir.resolve("lib").toString()));
+        Path cache = directory(nd, "cache", dir, netdataConf);
+        Path lib = directory(nd, "lib", dir, netdataConf);
         int acceptEvery = (int) nonNegative(nd, "web", "accept a streaming request every seconds", 0);
         boolean replication = nd.getBoolean("db", "enable replication", true);
         long toReplicate = nonNegative(nd, "db", "seconds to replicate", 86_400);
@@ -75,7 +87,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         String cert = nd.get("web", "ssl certificate", "");
         String key = nd.get("web", "ssl key", "");
         if (cert.isEmpty() != key.isEmpty()) {
-            throw new ConfigException(netdataConf + ": [web] ssl certificate and ssl key go together; only "
+            throw new ConfigException(where(nd, "web", cert.isEmpty() ? "ssl key" : "ssl certificate", netdataConf)
+                    + ": [web] ssl certificate and ssl key go together; only "
                     + (cert.isEmpty() ? "ssl key" : "ssl certificate") + " is set");
         }
         WebSettings web = WebSettings.read(nd, netdataConf, !cert.isEmpty());
@@ -85,8 +98,12 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         StreamConfig stream = StreamConfig.from(st);
         warnings.addAll(stream.warnings());
-        String trust = TlsContexts.checkTrustSettings(stream.sender().caFile(),
-                stream.sender().caPath());
+        String trust;
+        try {
+            trust = TlsContexts.checkTrustSettings(stream.sender().caFile(), stream.sender().caPath());
+        } catch (InvalidPathException e) {
+            trust = "[stream] CAfile = " + stream.sender().caFile() + " is not a path (" + e.getReason() + ")";
+        }
         if (trust != null) {
             String where = st.peek("stream", trust.contains("CApath") ? "CApath" : "CAfile")
                     .map(IniFile.Entry::location).orElse(streamConf.toString());
@@ -109,8 +126,11 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                     + " is not a key Strata knows; ignored");
         }
         return new NodeConfig(dir, hostname, updateEvery, tiers, space, cache, lib, List.copyOf(bind), acceptEvery, replication,
-                toReplicate, perStep, synthCharts, synthDims, proc, stream, cert.isEmpty() ? null : Path.of(cert),
-                key.isEmpty() ? null : Path.of(key), dbEngine, web, logs, List.copyOf(warnings), exporting);
+                toReplicate, perStep, synthCharts, synthDims, proc, stream,
+                cert.isEmpty() ? null : path(null, cert, where(nd, "web", "ssl certificate", netdataConf)
+                        + ": [web] ssl certificate = " + cert),
+                key.isEmpty() ? null : path(null, key, where(nd, "web", "ssl key", netdataConf) + ": [web] ssl key = " + key),
+                dbEngine, web, logs, List.copyOf(warnings), exporting);
     }
 
     public Path dbDir() {
@@ -137,7 +157,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
     private static long positive(IniFile f, String section, String key, long def, long max) throws ConfigException {
         long v = number(f, section, key, def);
         if (v <= 0 || v > max) {
-            throw new ConfigException("[" + section + "] " + key + " = " + v + " must be between 1 and " + max);
+            throw new ConfigException(where(f, section, key) + ": [" + section + "] " + key + " = " + v
+                    + " must be between 1 and " + max);
         }
         return v;
     }
@@ -145,7 +166,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
     private static long nonNegative(IniFile f, String section, String key, long def) throws ConfigException {
         long v = number(f, section, key, def);
         if (v < 0) {
-            throw new ConfigException("[" + section + "] " + key + " = " + v + " must not be negative");
+            throw new ConfigException(where(f, section, key) + ": [" + section + "] " + key + " = " + v
+                    + " must not be negative");
         }
         return v;
     }
@@ -156,8 +178,35 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
             return def;
         }
         String value = s;
-        return ConfigNumbers.wholeNumber(value).orElseThrow(
-                () -> new ConfigException("[" + section + "] " + key + " = " + value + " is not a number"));
+        return ConfigNumbers.wholeNumber(value).orElseThrow(() -> new ConfigException(where(f, section, key) + ": ["
+                + section + "] " + key + " = " + value + " is not a number"));
+    }
+
+    /** {@code file:line} of {@code [section] key} in {@code f}, or the file's name when the key is not set. */
+    static String where(IniFile f, String section, String key) {
+        return f.peek(section, key).map(IniFile.Entry::location).orElse(f.fileName());
+    }
+
+    /** {@code file:line} of {@code [section] key} in {@code f}, or {@code file} when the key is not set. */
+    static String where(IniFile f, String section, String key, Path file) {
+        return f.peek(section, key).map(IniFile.Entry::location).orElse(file.toString());
+    }
+
+    /**
+     * {@code value} as a path (resolved against {@code base} when that is not null); a value that is
+     * no path (a NUL in it) is a configuration error, {@code what} naming where it is written.
+     */
+    static Path path(Path base, String value, String what) throws ConfigException {
+        try {
+            return base == null ? Path.of(value) : base.resolve(value);
+        } catch (InvalidPathException e) {
+            throw new ConfigException(what + " is not a path (" + e.getReason() + ")");
+        }
+    }
+
+    private static Path directory(IniFile nd, String key, Path dir, Path netdataConf) throws ConfigException {
+        String value = nd.get("directories", key, dir.resolve(key).toString());
+        return path(null, value, where(nd, "directories", key, netdataConf) + ": [directories] " + key + " = " + value);
     }
 
     private static String localHostname() {

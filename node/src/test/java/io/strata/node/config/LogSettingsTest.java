@@ -45,7 +45,7 @@ class LogSettingsTest {
     @Test
     void anUnknownLevelStopsTheStartNamingTheKey() {
         ConfigException e = assertThrows(ConfigException.class, () -> load("    level = loud\n"));
-        assertTrue(e.getMessage().endsWith("netdata.conf: [logs] level = loud is not a level;"
+        assertTrue(e.getMessage().endsWith("netdata.conf:4: [logs] level = loud is not a level;"
                 + " use one of emergency, alert, critical, error, warning, notice, info, debug"), e.getMessage());
     }
 

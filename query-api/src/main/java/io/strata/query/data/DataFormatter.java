@@ -3,6 +3,8 @@ package io.strata.query.data;
 import io.strata.query.text.Out;
 
 import java.time.ZoneId;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.Instant;
 import java.util.Map;
@@ -43,6 +45,17 @@ public final class DataFormatter {
     /** Netdata signs a data source with the chart's last collection time, which is never in the future. */
     private long lastUpdated() {
         return Math.min(r.dbLast, r.wallClock);
+    }
+
+    /**
+     * A row's time as a number: seconds, or with {@code ms} the seconds followed by {@code 000} (no
+     * overflow for any time), except time 0, which {@code 0000} would not write as a number.
+     */
+    private void timeValue(long t) {
+        out.integer(t);
+        if (has(DataOptions.MILLISECONDS) && t != 0) {
+            out.a("000");
+        }
     }
 
     private boolean has(long flag) {
@@ -215,10 +228,7 @@ public final class DataFormatter {
                     out.a("new ");
                     jsDate(r.rowTime(i));
                 } else {
-                    out.integer(r.rowTime(i));
-                    if (has(DataOptions.MILLISECONDS)) {
-                        out.a("000");
-                    }
+                    timeValue(r.rowTime(i));
                 }
                 double total = rowTotal(i);
                 for (int c = 0; c < r.columns; c++) {
@@ -289,9 +299,22 @@ public final class DataFormatter {
         out.a("\n]\n}");
     }
 
+    /**
+     * {@code t} in the server's zone. A window pushed past what a calendar holds (a huge
+     * {@code gtime}, {@code after} or {@code points}) is written at the calendar's first or last
+     * second rather than failing the whole answer.
+     */
+    private ZonedDateTime zoned(long t) {
+        return Instant.ofEpochSecond(Math.max(FIRST_CALENDAR_SECOND, Math.min(LAST_CALENDAR_SECOND, t))).atZone(zone);
+    }
+
+    /** The seconds a date-time of any zone holds (a day inside LocalDateTime's range at each end). */
+    private static final long FIRST_CALENDAR_SECOND = LocalDateTime.MIN.toEpochSecond(ZoneOffset.UTC) + 86_400;
+    private static final long LAST_CALENDAR_SECOND = LocalDateTime.MAX.toEpochSecond(ZoneOffset.UTC) - 86_400;
+
     /** {@code Date(y,m,d,h,mi,s)} in the server's zone, January being month 0, as JavaScript wants. */
     private void jsDate(long t) {
-        ZonedDateTime z = Instant.ofEpochSecond(t).atZone(zone);
+        ZonedDateTime z = zoned(t);
         out.a("Date(").integer(z.getYear()).ch(',').integer(z.getMonthValue() - 1).ch(',').integer(z.getDayOfMonth())
                 .ch(',').integer(z.getHour()).ch(',').integer(z.getMinute()).ch(',').integer(z.getSecond()).ch(')');
     }
@@ -326,12 +349,9 @@ public final class DataFormatter {
             out.a(betweenLines).a(startLine);
             long t = r.rowTime(i);
             if (has(DataOptions.SECONDS) || has(DataOptions.MILLISECONDS)) {
-                out.integer(t);
-                if (has(DataOptions.MILLISECONDS)) {
-                    out.a("000");
-                }
+                timeValue(t);
             } else {
-                ZonedDateTime z = Instant.ofEpochSecond(t).atZone(zone);
+                ZonedDateTime z = zoned(t);
                 out.integer(z.getYear()).ch('-').twoDigits(z.getMonthValue()).ch('-').twoDigits(z.getDayOfMonth())
                         .ch(' ').twoDigits(z.getHour()).ch(':').twoDigits(z.getMinute()).ch(':').twoDigits(z.getSecond());
             }

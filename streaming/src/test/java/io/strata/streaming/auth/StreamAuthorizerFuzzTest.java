@@ -14,18 +14,18 @@ import io.strata.streaming.handshake.StreamRequestException;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
+import io.strata.testsupport.Fuzz;
 import org.junit.jupiter.api.Test;
 
 /**
  * Seeded fuzzing one level up from the parsers: whatever stream.conf parses builds a
  * {@link StreamConfig}, and whatever request parses gets a {@link StreamAuthorizer.Decision} (never an
  * exception) whose reply a 1.37.1 child reads as the decision's kind. Random simple patterns never throw.
- * Iterations: {@code -Dstrata.fuzz.iterations=N} (default 20000); seed: {@code -Dstrata.fuzz.seed=S}.
+ * Inputs and seed: {@link Fuzz} ({@code -Dstrata.fuzz.inputs=N}, {@code -Dstrata.fuzz.seed=S}).
  */
 class StreamAuthorizerFuzzTest {
 
-    static final int ITERATIONS = Integer.getInteger("strata.fuzz.iterations", 20000);
-    static final long SEED = Long.getLong("strata.fuzz.seed", 0x1371_5EEDL);
+    static final long SEED = 0x1371_5EEDL;
 
     private static final String CONF = String.join("\n",
             "[stream]", "enabled = yes", "destination = gp", "api key = 11111111-2222-3333-4444-555555555555",
@@ -38,63 +38,55 @@ class StreamAuthorizerFuzzTest {
 
     @Test
     void configsAndDecisionsNeverThrow() throws Exception {
-        Random random = new Random(SEED);
         StreamAuthorizer baseline = new StreamAuthorizer(StreamConfig.from(IniFile.parse(CONF, "stream.conf")), true,
                 Capabilities.NETDATA_1_37_1, "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", 0);
         byte[] plain = read("01-child-to-fakeparent-plain/handshake_request.txt");
-        for (int i = 0; i < ITERATIONS; i++) {
+        Fuzz.run("StreamConfig and StreamAuthorizer.decide", SEED, in -> {
+            Random random = in.random();
             StreamAuthorizer authorizer = baseline;
-            if (i % 2 == 0) {
-                String text = mutateConf(random, CONF);
+            String text = CONF;
+            if (in.index() % 2 == 0) {
+                text = mutateConf(random, CONF);
+                in.show(text);
                 try {
                     StreamConfig conf = StreamConfig.from(IniFile.parse(text, "stream.conf"));
                     assertNotNull(conf.warnings());
                     authorizer = new StreamAuthorizer(conf, random.nextBoolean(), Capabilities.NETDATA_1_37_1,
                             "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", random.nextInt(3));
                 } catch (IniException expected) {
-                    continue;
-                } catch (Throwable t) {
-                    throw new AssertionError("seed " + SEED + " iteration " + i + ": config threw " + t, t);
+                    return;
                 }
             }
             byte[] request = mutateRequest(random, plain);
+            in.show(text + "\n--- request:\n" + new String(request, StandardCharsets.ISO_8859_1));
             StreamRequest parsed;
             try {
                 parsed = StreamRequest.parse(request, request.length);
             } catch (StreamRequestException expected) {
-                continue;
+                return;
             }
             String ip = random.nextBoolean() ? "10.0.0." + random.nextInt(100) : "127.0.0.1";
             long now = 1_795_262_950_000L + random.nextInt(100_000);
             long last = random.nextInt(3) == 0 ? now - random.nextInt(60_000) : -1;
-            try {
-                StreamAuthorizer.Decision d = authorizer.decide(parsed, ip, now, guid -> last);
-                HandshakeReplies.Reply asChildSees = HandshakeReplies.parseReply(d.reply(), d.reply().length);
-                assertEquals(d.accepted(), asChildSees.accepted(), d.logMessage());
-                assertEquals(d.accepted(), d.settings() != null, d.logMessage());
-                assertNotNull(d.logMessage());
-            } catch (Throwable t) {
-                throw new AssertionError("seed " + SEED + " iteration " + i + ": decide threw " + t + " for "
-                        + parsed, t);
-            }
-        }
+            StreamAuthorizer.Decision d = authorizer.decide(parsed, ip, now, guid -> last);
+            HandshakeReplies.Reply asChildSees = HandshakeReplies.parseReply(d.reply(), d.reply().length);
+            assertEquals(d.accepted(), asChildSees.accepted(), d.logMessage());
+            assertEquals(d.accepted(), d.settings() != null, d.logMessage());
+            assertNotNull(d.logMessage());
+        });
     }
 
     @Test
     void simplePatternsNeverThrow() {
-        Random random = new Random(SEED ^ 0x5157L);
-        for (int i = 0; i < ITERATIONS; i++) {
+        Fuzz.run("SimplePattern", SEED ^ 0x5157L, in -> {
+            Random random = in.random();
             String pattern = randomString(random, PATTERN_ALPHABET, 12);
             String text = randomString(random, "ab.10*! ", 10);
-            try {
-                SimplePattern p = SimplePattern.parse(pattern);
-                p.matches(text);
-                p.isEmpty();
-            } catch (Throwable t) {
-                throw new AssertionError("seed " + SEED + " iteration " + i + ": pattern '" + pattern + "' on '" + text
-                        + "' threw " + t, t);
-            }
-        }
+            in.show("pattern '" + pattern + "' on '" + text + "'");
+            SimplePattern p = SimplePattern.parse(pattern);
+            p.matches(text);
+            p.isEmpty();
+        });
     }
 
     private static String randomString(Random random, String alphabet, int maxLength) {

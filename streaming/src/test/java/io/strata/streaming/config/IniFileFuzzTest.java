@@ -5,18 +5,19 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.Random;
 
+import io.strata.testsupport.Fuzz;
+
 import org.junit.jupiter.api.Test;
 
 /**
  * Seeded fuzzing of {@link IniFile#parse}: random text over a configuration-shaped alphabet and
  * mutations of a realistic stream.conf. Only {@link IniException} may escape, always with
  * {@code file:line}; whatever parses can be read back without errors.
- * Iterations: {@code -Dstrata.fuzz.iterations=N} (default 20000); seed: {@code -Dstrata.fuzz.seed=S}.
+ * Inputs and seed: {@link Fuzz} ({@code -Dstrata.fuzz.inputs=N}, {@code -Dstrata.fuzz.seed=S}).
  */
 class IniFileFuzzTest {
 
-    static final int ITERATIONS = Integer.getInteger("strata.fuzz.iterations", 20000);
-    static final long SEED = Long.getLong("strata.fuzz.seed", 0x1371_5EEDL);
+    static final long SEED = 0x1371_5EEDL;
 
     private static final String ALPHABET = "[]=#\n\n\r \t\u000B\f abcXYZ019-_.:*!\\é\u0000\uFEFF\u2028";
 
@@ -44,10 +45,11 @@ class IniFileFuzzTest {
 
     @Test
     void onlyIniExceptionEscapes() {
-        Random random = new Random(SEED);
-        int parsed = 0;
-        for (int i = 0; i < ITERATIONS; i++) {
-            String text = (i % 2 == 0) ? randomText(random) : mutate(random, SAMPLE);
+        long[] parsed = {0};
+        Fuzz.Result run = Fuzz.run("IniFile.parse", SEED, in -> {
+            Random random = in.random();
+            String text = (in.index() % 2 == 0) ? randomText(random) : mutate(random, SAMPLE);
+            in.show(text);
             try {
                 IniFile ini = IniFile.parse(text, "fuzz.conf");
                 for (String section : ini.sections()) {
@@ -58,17 +60,14 @@ class IniFileFuzzTest {
                     }
                 }
                 assertTrue(ini.unusedEntries().isEmpty(), "every entry was read");
-                parsed++;
+                parsed[0]++;
             } catch (IniException expected) {
                 assertTrue(expected.getMessage().startsWith("fuzz.conf:" + expected.line() + ": "),
                         expected.getMessage());
-            } catch (Throwable t) {
-                throw new AssertionError("seed " + SEED + " iteration " + i + " threw " + t + " on text: "
-                        + escape(text), t);
             }
-        }
-        if (ITERATIONS >= 1000 && parsed < ITERATIONS / 10) {
-            fail("only " + parsed + " of " + ITERATIONS + " texts parsed; the generators are not exercising parse");
+        });
+        if (run.inputs() >= 1000 && parsed[0] < run.inputs() / 10) {
+            fail("only " + parsed[0] + " of " + run.inputs() + " texts parsed; the generators are not exercising parse");
         }
     }
 
@@ -107,13 +106,5 @@ class IniFileFuzzTest {
             }
         }
         return text.toString();
-    }
-
-    private static String escape(String text) {
-        StringBuilder out = new StringBuilder();
-        for (char c : text.toCharArray()) {
-            out.append(c >= 0x20 && c < 0x7F ? String.valueOf(c) : String.format("\\u%04x", (int) c));
-        }
-        return out.toString();
     }
 }

@@ -7,18 +7,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 
+import io.strata.testsupport.Fuzz;
 import org.junit.jupiter.api.Test;
 
 /**
  * Seeded fuzzing of the handshake parsers: random heads, mutated captured requests and random
  * queries. Only {@link StreamRequestException} may come out of {@link StreamRequest#parse}; whatever
  * parses must re-encode to bytes that parse again; {@link HandshakeReplies#parseReply} never throws.
- * Iterations: {@code -Dstrata.fuzz.iterations=N} (default 20000); seed: {@code -Dstrata.fuzz.seed=S}.
+ * Inputs and seed: {@link Fuzz} ({@code -Dstrata.fuzz.inputs=N}, {@code -Dstrata.fuzz.seed=S}).
  */
 class StreamRequestFuzzTest {
 
-    static final int ITERATIONS = Integer.getInteger("strata.fuzz.iterations", 20000);
-    static final long SEED = Long.getLong("strata.fuzz.seed", 0x1371_5EEDL);
+    static final long SEED = 0x1371_5EEDL;
 
     private static final String NAMES_ALPHABET = "key hostname registry_hostname machine_guid update_every os timezone"
             + " abbrev_timezone utc_offset hops ml_capable ml_enabled mc_version tags ver NETDATA_PROTOCOL_VERSION"
@@ -33,11 +33,11 @@ class StreamRequestFuzzTest {
 
     @Test
     void onlyDeclaredExceptionsEscape() {
-        Random random = new Random(SEED);
-        int parsed = 0;
-        for (int i = 0; i < ITERATIONS; i++) {
+        long[] parsed = {0};
+        Fuzz.Result run = Fuzz.run("StreamRequest.parse", SEED, in -> {
+            Random random = in.random();
             byte[] input;
-            switch (i % 4) {
+            switch ((int) (in.index() % 4)) {
                 case 0:
                     input = randomHead(random);
                     break;
@@ -49,17 +49,18 @@ class StreamRequestFuzzTest {
                     input = randomQuery(random);
                     break;
             }
-            if (check(input, i)) {
-                parsed++;
+            in.show(input);
+            if (check(input)) {
+                parsed[0]++;
             }
-        }
+        });
         // a sanity bound: most mutated vectors and random queries still parse
-        if (ITERATIONS >= 1000 && parsed < ITERATIONS / 4) {
-            fail("only " + parsed + " of " + ITERATIONS + " inputs parsed; the generators are not exercising parse");
+        if (run.inputs() >= 1000 && parsed[0] < run.inputs() / 4) {
+            fail("only " + parsed[0] + " of " + run.inputs() + " inputs parsed; the generators are not exercising parse");
         }
     }
 
-    private static boolean check(byte[] input, int iteration) {
+    private static boolean check(byte[] input) {
         StreamRequest request;
         try {
             request = StreamRequest.parse(input, input.length);
@@ -67,7 +68,7 @@ class StreamRequestFuzzTest {
             assertNotNull(expected.getMessage());
             return false;
         } catch (Throwable t) {
-            throw new AssertionError(describe(iteration, input) + " threw " + t, t);
+            throw new AssertionError("parse threw " + t, t);
         }
         try {
             byte[] again;
@@ -78,16 +79,16 @@ class StreamRequestFuzzTest {
             }
             StreamRequest.parse(again, again.length);
         } catch (Throwable t) {
-            throw new AssertionError(describe(iteration, input) + ": re-encoding failed with " + t, t);
+            throw new AssertionError("re-encoding failed with " + t, t);
         }
         return true;
     }
 
     @Test
     void replyParsingNeverThrows() {
-        Random random = new Random(SEED ^ 0xABCDL);
         byte[] prompt = HandshakeReplies.PROMPT_VERSION.getBytes(StandardCharsets.US_ASCII);
-        for (int i = 0; i < ITERATIONS; i++) {
+        Fuzz.run("HandshakeReplies.parseReply", SEED ^ 0xABCDL, in -> {
+            Random random = in.random();
             byte[] reply;
             if (random.nextBoolean()) {
                 reply = new byte[random.nextInt(100)];
@@ -98,12 +99,9 @@ class StreamRequestFuzzTest {
                     reply[j] = SPECIAL[random.nextInt(SPECIAL.length)];
                 }
             }
-            try {
-                assertNotNull(HandshakeReplies.parseReply(reply, reply.length).kind());
-            } catch (Throwable t) {
-                throw new AssertionError(describe(i, reply) + " threw " + t, t);
-            }
-        }
+            in.show(reply);
+            assertNotNull(HandshakeReplies.parseReply(reply, reply.length).kind());
+        });
     }
 
     private static byte[] randomHead(Random random) {
@@ -182,13 +180,5 @@ class StreamRequestFuzzTest {
             at += part.length;
         }
         return out;
-    }
-
-    static String describe(int iteration, byte[] input) {
-        StringBuilder hex = new StringBuilder();
-        for (int i = 0; i < Math.min(input.length, 200); i++) {
-            hex.append(String.format("%02x", input[i] & 0xFF));
-        }
-        return "seed " + SEED + " iteration " + iteration + " input (" + input.length + " bytes, first 200 hex) " + hex;
     }
 }

@@ -21,6 +21,7 @@ import io.strata.streaming.server.StreamServer;
 import io.strata.streaming.wire.LineSplitter;
 import io.strata.streaming.wire.Lz4StreamFrameEncoder;
 import io.strata.streaming.wire.StreamProtocolException;
+import io.strata.testsupport.Fuzz;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -72,13 +73,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * good stream's points are exactly those of a clean in-process parse, nothing is logged as an internal
  * error, and the server still accepts streams afterwards.
  *
- * <p>The budget {@code -Dstrata.fuzz.iterations} (default 20000) sets the number of fuzzed inputs;
+ * <p>The budget {@code -Dstrata.fuzz.inputs} ({@link Fuzz}, 20 000 in a normal build) sets the number of
+ * fuzzed inputs: each test scales it to its own unit (a session of a capture is many lines, a socket
+ * round many connections) and prints the count and base seed at its start ({@code -Dstrata.fuzz.seed});
  * every failure names the seed that reproduces it.
  */
 class ReceiverFuzzTest {
 
-    private static final int ITERATIONS = Integer.getInteger("strata.fuzz.iterations", 20000);
-    private static final long BASE_SEED = 0x5EED_0137_4L;
+    private static final int ITERATIONS = Fuzz.inputsAsInt();
+    private static final long BASE_SEED = Fuzz.seed(0x5EED_0137_4L);
     /** The captures' own epoch (their first CHART_DEFINITION_END): our clocks run from there. */
     static final long T0_SECONDS = 1_795_262_950L;
     static final String KEY = ReceiverVectorsTest.KEY;
@@ -787,6 +790,7 @@ class ReceiverFuzzTest {
     @Test
     void mutatedCapturesIntoTheParser() throws Exception {
         int sessions = Math.max(30, ITERATIONS / 40);
+        Fuzz.announce("receiver parser, mutated capture sessions", sessions, BASE_SEED);
         int[] rateShifts = {2, 5, 8, 11};
         long linesFed = 0;
         long refused = 0;
@@ -859,6 +863,7 @@ class ReceiverFuzzTest {
     @Test
     void randomStreamsIntoTheParser() throws Exception {
         int budget = Math.max(2000, ITERATIONS * 5);
+        Fuzz.announce("receiver parser, random stream lines", budget, BASE_SEED * 7);
         String[] charts = {"fz.gauge", "fz.rate", "fz.pct"};
         String[] dims = {"a", "b", "c", "d"};
         ReceiverLimits limits = new ReceiverLimits(LineSplitter.NETDATA_MAX_LINE_BYTES, 16, 8, 8, 4096);
@@ -984,6 +989,7 @@ class ReceiverFuzzTest {
     @Test
     void floodsStopAtTheLimits() throws Exception {
         int floods = Math.max(Flood.values().length * 10, ITERATIONS / 20);
+        Fuzz.announce("receiver parser, floods", floods, BASE_SEED * 13);
         byte[] scratch = new byte[64 * 1024];
         int[] refusedByKind = new int[Flood.values().length];
         try (ParserBench bench = new ParserBench()) {
@@ -1434,6 +1440,7 @@ class ReceiverFuzzTest {
         try {
             int port = server.bind(new InetSocketAddress("127.0.0.1", 0)).getPort();
             int rounds = Math.max(4, ITERATIONS / 2500);
+            Fuzz.announce("stream server, attacks over sockets (3 threads)", 3L * rounds, BASE_SEED * 17);
             List<Future<?>> running = new ArrayList<>();
             for (int t = 0; t < 3; t++) {
                 long threadSeed = BASE_SEED * 17 + t * 1_000_003L;

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
+import io.strata.testsupport.Fuzz;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -14,13 +15,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Seeded fuzzing of everything that reads peer bytes: only {@link StreamProtocolException} (wrapped
- * in a {@link DecoderException} by Netty) may come out, and nothing may grow without bound. The budget
- * {@code -Dstrata.fuzz.iterations} (default 20000) is split over the four fuzzers; every failure names
- * the seed that reproduces it.
+ * in a {@link DecoderException} by Netty) may come out, and nothing may grow without bound. Inputs and
+ * seed: {@link Fuzz} ({@code -Dstrata.fuzz.inputs=N} per fuzzer, {@code -Dstrata.fuzz.seed=S}); every
+ * failure names the seed that replays it alone.
  */
 class WireFuzzTest {
-    private static final int ITERATIONS = Integer.getInteger("strata.fuzz.iterations", 20000);
-    private static final int PER_FUZZER = Math.max(1, ITERATIONS / 4);
     private static final long BASE_SEED = 0x5EED_0137_1L;
 
     private static final byte[] TEXT_ALPHABET =
@@ -36,25 +35,25 @@ class WireFuzzTest {
 
     @Test
     void randomFramesIntoTheFrameDecoder() {
-        for (int i = 0; i < PER_FUZZER; i++) {
-            long seed = BASE_SEED + i;
-            Random random = new Random(seed);
+        Fuzz.run("Lz4StreamFrameDecoder, random frames", BASE_SEED, in -> {
+            Random random = in.random();
             byte[] stream = randomFrames(random);
-            runFrameDecoder(stream, random, seed, random.nextInt(8) == 0 ? 16 : 8000);
-        }
+            in.show(stream);
+            runFrameDecoder(stream, random, in.seed(), random.nextInt(8) == 0 ? 16 : 8000);
+        });
     }
 
     @Test
     void mutatedCaptureIntoTheFrameDecoder() {
         byte[] blocks = captureBlocks();
-        for (int i = 0; i < PER_FUZZER; i++) {
-            long seed = BASE_SEED * 31 + i;
-            Random random = new Random(seed);
+        Fuzz.run("Lz4StreamFrameDecoder, mutated capture", BASE_SEED * 31, in -> {
+            Random random = in.random();
             int length = 1 + random.nextInt(Math.min(blocks.length, 1 + random.nextInt(6_000)));
             byte[] stream = mutate(Arrays.copyOf(blocks, length), random);
+            in.show(stream);
             // mostly TCP-sized reads; now and then tiny ones that cut headers
-            runFrameDecoder(stream, random, seed, random.nextInt(16) == 0 ? 16 : 8000);
-        }
+            runFrameDecoder(stream, random, in.seed(), random.nextInt(16) == 0 ? 16 : 8000);
+        });
     }
 
     @Test
@@ -73,9 +72,9 @@ class WireFuzzTest {
                 fail("the capture itself must decode", e);
             }
         }
-        for (int i = 0; i < PER_FUZZER; i++) {
-            long seed = BASE_SEED * 37 + i;
-            Random random = new Random(seed);
+        Fuzz.run("NetdataLz4BlockDecoder with history", BASE_SEED * 37, in -> {
+            long seed = in.seed();
+            Random random = in.random();
             byte[] block;
             if (random.nextBoolean()) {
                 block = new byte[1 + random.nextInt(random.nextInt(10) == 0 ? 16384 : 200)];
@@ -83,9 +82,10 @@ class WireFuzzTest {
             } else {
                 block = mutate(randomValidBlock(random), random);
                 if (block.length == 0 || block.length > NetdataLz4BlockDecoder.MAX_COMPRESSED_BLOCK_BYTES) {
-                    continue;
+                    return;
                 }
             }
+            in.show(block);
             try {
                 int length = decoder.decode(block, 0, block.length);
                 assertTrue(length >= 0 && length <= NetdataLz4BlockDecoder.MAX_DECODED_BLOCK_BYTES,
@@ -94,17 +94,15 @@ class WireFuzzTest {
                         "seed " + seed);
             } catch (StreamProtocolException expected) {
                 // the only acceptable failure
-            } catch (Throwable t) {
-                fail("seed " + seed + ": unexpected " + t, t);
             }
-        }
+        });
     }
 
     @Test
     void randomTextIntoSplitterTokenizerAndNumbers() {
-        for (int i = 0; i < PER_FUZZER; i++) {
-            long seed = BASE_SEED * 41 + i;
-            Random random = new Random(seed);
+        Fuzz.run("LineSplitter, LineTokenizer and AsciiNumbers", BASE_SEED * 41, input -> {
+            long seed = input.seed();
+            Random random = input.random();
             int maxLine = 1 + random.nextInt(random.nextBoolean() ? 64 : 20_000);
             boolean tolerateOverlong = random.nextBoolean();
             LineSplitter splitter = new LineSplitter(maxLine);
@@ -168,7 +166,7 @@ class WireFuzzTest {
             } catch (Throwable t) {
                 fail("seed " + seed + ": unexpected " + t, t);
             }
-        }
+        });
     }
 
     private static void runFrameDecoder(byte[] stream, Random random, long seed, int maxChunk) {
