@@ -85,6 +85,9 @@ public final class DataQuery {
         List<ChartView> inWindowCharts = new ArrayList<>();
         for (ChartView c : charts) {
             for (int d = 0; d < c.dimensions(); d++) {
+                if (req.onlyDimension >= 0 && d != req.onlyDimension) {
+                    continue;
+                }
                 int m = c.metric(d);
                 long first = Retention.first(registry, m);
                 long last = Retention.last(registry, m);
@@ -191,7 +194,9 @@ public final class DataQuery {
 
     private static List<ChartView> targetCharts(HostView host, DataRequest req) {
         List<ChartView> out = new ArrayList<>();
-        if (DataRequest.given(req.context)) {
+        if (req.onlyChart != null) {
+            out.add(req.onlyChart);
+        } else if (DataRequest.given(req.context)) {
             SimplePattern contexts = SimplePattern.parse(req.context);
             SimplePattern instances = DataRequest.given(req.chart) ? SimplePattern.parse(req.chart) : null;
             if (contexts != null) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.strata.query.ApiContext;
 import io.strata.query.api.AllMetricsApi;
+import io.strata.query.api.BadgeApi;
 import io.strata.query.api.ChartsApi;
 import io.strata.query.api.ContextsApi;
 import io.strata.query.api.DataApi;
@@ -11,6 +12,7 @@ import io.strata.query.api.HealthApi;
 import io.strata.query.api.InfoApi;
 import io.strata.query.api.StaticFiles;
 import io.strata.query.api.StreamInfoApi;
+import io.strata.query.api.WeightsApi;
 import io.strata.query.catalog.Catalog;
 import io.strata.query.catalog.HostView;
 import io.strata.query.metrics.MetricsEndpoint;
@@ -98,6 +100,9 @@ public final class ApiRouter {
             case "alarm_count" -> HealthApi.alarmCount(req);
             case "registry" -> HealthApi.registry(req);
             case "aclk" -> HealthApi.aclk(req);
+            case "badge.svg" -> BadgeApi.badge(req);
+            case "weights" -> WeightsApi.weights(req);
+            case "metric_correlations" -> WeightsApi.metricCorrelations(req);
             // Netdata's text, for commands it does not have and for those Strata does not serve yet
             default -> throw ApiError.notFound("Unsupported v1 API command: " + command);
         };
