@@ -1,7 +1,6 @@
 package io.strata.query.api;
 
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.DateFormatter;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
 import io.strata.query.catalog.Retention;
@@ -21,7 +20,6 @@ import io.strata.query.text.CNumbers;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Date;
 
 /**
  * {@code /api/v1/badge.svg}: one value of a chart (the newest row of a data query, by default the
@@ -128,11 +126,11 @@ public final class BadgeApi {
         long nowMillis = req.context().clock().millis();
         ChartView chart = req.host().chart(p.chart());
         if (chart == null) {
-            return svg(message("chart not found", scale, p.options()), Caching.noCache(), nowMillis);
+            return svg(message("chart not found", scale, p.options()), Caching.noCache());
         }
         if (p.alarm() != null) {
             // no health engine: no chart has an alarm
-            return svg(message("alarm not found", scale, p.options()), Caching.noCache(), nowMillis);
+            return svg(message("alarm not found", scale, p.options()), Caching.noCache());
         }
         int updateEvery = Math.max(1, chart.info().updateEvery());
         long multiply = p.multiply() != null ? CNumbers.strtol(p.multiply()) : 1;
@@ -202,7 +200,7 @@ public final class BadgeApi {
         BadgeSvg.Spec spec = new BadgeSvg.Spec(label, value, units, p.labelColor(), p.valueColor(), precision, scale,
                 (p.options() & DataOptions.DISPLAY_ABSOLUTE) != 0, fixedLbl, fixedVal, p.textColorLabel(),
                 p.textColorValue());
-        return svg(spec, caching, nowMillis);
+        return svg(spec, caching);
     }
 
     private static BadgeSvg.Spec message(String text, int scale, long options) {
@@ -217,12 +215,12 @@ public final class BadgeApi {
         }
     }
 
-    private static ApiResponse svg(BadgeSvg.Spec spec, Caching caching, long nowMillis) {
+    private static ApiResponse svg(BadgeSvg.Spec spec, Caching caching) {
         byte[] body = BadgeSvg.render(spec).getBytes(StandardCharsets.UTF_8);
         ApiResponse r = ApiResponse.ok(ContentTypes.SVG, Unpooled.wrappedBuffer(body), caching.kind());
         if (caching.refresh() > 0) {
-            r = r.withHeader("Refresh", Integer.toString(caching.refresh()))
-                    .withHeader("Expires", DateFormatter.format(new Date(nowMillis + caching.refresh() * 1000L)));
+            // the HTTP layer sets Expires to the refresh time
+            r = r.withHeader("Refresh", Integer.toString(caching.refresh()));
         }
         return r;
     }

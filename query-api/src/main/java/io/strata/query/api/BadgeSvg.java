@@ -272,7 +272,7 @@ public final class BadgeSvg {
     }
 
     /** Netdata's {@code format_value_and_unit}: durations, on/off words, or the number with its units. */
-    static String formatValueAndUnit(double value, String units, int precision) {
+    public static String formatValueAndUnit(double value, String units, int precision) {
         if (units == null) {
             units = "";
         }
