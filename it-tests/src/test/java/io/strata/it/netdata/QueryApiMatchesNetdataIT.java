@@ -139,6 +139,9 @@ class QueryApiMatchesNetdataIT {
 
             List<DataQueryGenerator.Chart> charts = charts(get(nd + "/host/" + CHILD + "/api/v1/charts").body(),
                     firstEntries);
+            // badge.svg, weights, metric_correlations (their own comparison: DifferentialEndpoints)
+            metadataCompared += new DifferentialEndpoints(seed, CHILD).compare(nd, st, charts, chartsDiffer, OBSOLETE,
+                    (kind, q, d, a, b) -> record(kinds, example, report, kind, q, d, a, b));
             DataQueryGenerator gen = new DataQueryGenerator(seed, charts, CHILD, guid);
             // first_entry is compared with every chart (retention start, above); here it would hide the data
             Set<String> dataIgnored = new java.util.HashSet<>(MOMENT_KEYS);
