@@ -36,10 +36,12 @@ final class DifferentialEndpoints {
 
     /**
      * Raw scores (and spread weights, which are multiples of 1/distinct scores) are computed from
-     * the same stored points by the same formulas; the two differ only by floating-point
-     * summation (Netdata sums in long double): far below this.
+     * the same stored points by the same formulas; the two differ only by floating-point rounding
+     * (Netdata sums in long double, and its libm and Java's may differ in the last place): far
+     * below this. Tighter than the answers' 7 decimals, so that a score that differs anywhere is
+     * reported (a difference in one metric's points can hide in a p-value's far tail).
      */
-    static final double RAW_TOLERANCE = 1e-6;
+    static final double RAW_TOLERANCE = 1e-9;
 
     /** One difference found, as the IT records them. */
     interface Recorder {
@@ -305,7 +307,9 @@ final class DifferentialEndpoints {
     }
 
     private HttpResponse<String> send(String url) throws IOException {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build();
+        // the option lists' pipes, which java.net.URI refuses, percent-encoded (both parents decode them)
+        HttpRequest req = HttpRequest.newBuilder(URI.create(url.replace("|", "%7C"))).timeout(Duration.ofSeconds(60))
+                .GET().build();
         try {
             return http.send(req, HttpResponse.BodyHandlers.ofString());
         } catch (InterruptedException e) {

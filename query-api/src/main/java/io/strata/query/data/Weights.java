@@ -235,6 +235,10 @@ public final class Weights {
                 }
             }
         }
+        if (method == Method.ANOMALY_RATE && examined > 0) {
+            // Netdata adds the option to its request while examining the metrics, and prints it
+            options |= DataOptions.ANOMALY_BIT;
+        }
         if (!registerZero) {
             options |= DataOptions.NONZERO;
         }

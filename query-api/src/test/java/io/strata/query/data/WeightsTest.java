@@ -274,6 +274,8 @@ class WeightsTest {
         Map<String, Double> s = scores(o);
         // every point was stored "not anomalous": every metric with points scores 0
         assertEquals(5, s.size(), s.toString());
+        // Netdata prints the option it added to examine the metrics
+        assertTrue((o.options() & DataOptions.ANOMALY_BIT) != 0);
         for (double v : s.values()) {
             assertEquals(0.0, v, 0);
         }
