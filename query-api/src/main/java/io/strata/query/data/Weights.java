@@ -466,6 +466,10 @@ public final class Weights {
      * every point is "not anomalous" and the rate is 0, as a Netdata built without ML answers.
      */
     private static double[] anomalyRate(Context ctx, ChartView chart, int d, Window w) throws IOException {
+        if (chart.hidden(d)) {
+            // Netdata's single value of a hidden dimension is null: not scored
+            return null;
+        }
         int metric = chart.metric(d);
         long[] counts = new long[2];
         StorageEngine.Tier0Consumer consumer = ctx.budget.counting((time, sn) -> {

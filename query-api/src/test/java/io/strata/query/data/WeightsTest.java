@@ -272,8 +272,9 @@ class WeightsTest {
     void anomalyRateIsTheShareOfPointsFlaggedAnomalous() throws Exception {
         Weights.Outcome o = run(Weights.Method.ANOMALY_RATE, DataOptions.NOT_ALIGNED | DataOptions.NULL2ZERO, null);
         Map<String, Double> s = scores(o);
-        // every point was stored "not anomalous": every metric with points scores 0
-        assertEquals(5, s.size(), s.toString());
+        // every point was stored "not anomalous": every metric with points scores 0, but the hidden one
+        assertEquals(4, s.size(), s.toString());
+        assertNull(s.get("app.flat/hid"));
         // Netdata prints the option it added to examine the metrics
         assertTrue((o.options() & DataOptions.ANOMALY_BIT) != 0);
         for (double v : s.values()) {
