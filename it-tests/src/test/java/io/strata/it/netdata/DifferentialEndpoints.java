@@ -247,8 +247,11 @@ final class DifferentialEndpoints {
         if (!kx.equals(ky)) {
             return new AnswerDiff.Difference("fields", kx + " vs " + ky);
         }
+        // the header, then what is listed (its counts after the lists themselves, which say more)
+        List<String> counts = List.of("weighted_dimensions", "correlated_dimensions", "total_dimensions_count");
         for (String k : kx) {
-            if (k.equals("statistics") || k.equals("contexts") || k.equals("correlated_charts")) {
+            if (k.equals("statistics") || k.equals("contexts") || k.equals("correlated_charts")
+                    || counts.contains(k)) {
                 continue;
             }
             if (!x.get(k).equals(y.get(k))) {
@@ -271,6 +274,11 @@ final class DifferentialEndpoints {
             if (Math.abs(p - q) > RAW_TOLERANCE * Math.max(1, Math.max(Math.abs(p), Math.abs(q)))) {
                 // raw volume ratios can be large: relative beyond 1
                 return new AnswerDiff.Difference("score", e.getKey() + ": " + p + " vs " + q);
+            }
+        }
+        for (String k : counts) {
+            if (x.has(k) && !x.get(k).equals(y.get(k))) {
+                return new AnswerDiff.Difference("." + k, x.get(k) + " vs " + y.get(k));
             }
         }
         if (!new ArrayList<>(sx.keySet()).equals(new ArrayList<>(sy.keySet()))) {
