@@ -78,7 +78,8 @@ class QueryFuzzTest {
     private static final String[] PATHS = {"/api/v1/data", "/api/v1/data", "/api/v1/data", "/api/v1/data",
         "/api/v1/chart", "/api/v1/charts", "/api/v1/info", "/api/v1/allmetrics", "/api/v1/alarms",
         "/api/v1/registry", "/host/ndq-child/api/v1/data", "/host/" + RecordedParent.CHILD + "/api/v1/data",
-        "/host/%zz/api/v1/data", "/api/v1/", "/api/v3/data", "/api/v1/data/extra", "/host/", "/host//api/v1/info"};
+        "/host/%zz/api/v1/data", "/api/v1/", "/api/v3/data", "/api/v1/data/extra", "/host/", "/host//api/v1/info",
+        "/api/v1/badge.svg", "/host/ndq-child/api/v1/badge.svg"};
 
     private static String number(Random r) {
         return switch (r.nextInt(10)) {

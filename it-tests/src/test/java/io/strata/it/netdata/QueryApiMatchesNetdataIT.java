@@ -72,6 +72,8 @@ class QueryApiMatchesNetdataIT {
                     + " by Strata (the metadata store keeps no chart obsolete flag)",
             LABEL_ORDER, "host labels are listed sorted by key, Netdata lists them as received",
             SYSINFO, "the child's os_id is not kept by the stream receiver (info's os_id is empty)",
+            DifferentialEndpoints.KS2_DISTINCT, "spread ks2 weights count distinct scores exactly; raw scores agree to"
+                    + " the printed 7 decimals, tail p-values may be one double in Netdata and two here",
             OPEN, "other grouping methods, gtime, tier=, selected-tier: reported, not yet held to zero");
 
     @TempDir
@@ -139,6 +141,9 @@ class QueryApiMatchesNetdataIT {
 
             List<DataQueryGenerator.Chart> charts = charts(get(nd + "/host/" + CHILD + "/api/v1/charts").body(),
                     firstEntries);
+            // badge.svg, weights, metric_correlations (their own comparison: DifferentialEndpoints)
+            metadataCompared += new DifferentialEndpoints(seed, CHILD).compare(nd, st, charts, chartsDiffer, OBSOLETE,
+                    (kind, q, d, a, b) -> record(kinds, example, report, kind, q, d, a, b));
             DataQueryGenerator gen = new DataQueryGenerator(seed, charts, CHILD, guid);
             // first_entry is compared with every chart (retention start, above); here it would hide the data
             Set<String> dataIgnored = new java.util.HashSet<>(MOMENT_KEYS);

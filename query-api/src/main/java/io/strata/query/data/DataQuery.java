@@ -86,6 +86,9 @@ public final class DataQuery {
         List<ChartView> inWindowCharts = new ArrayList<>();
         for (ChartView c : charts) {
             for (int d = 0; d < c.dimensions(); d++) {
+                if (req.onlyDimension >= 0 && d != req.onlyDimension) {
+                    continue;
+                }
                 int m = c.metric(d);
                 long first = RetentionSpan.first(registry, m);
                 long last = RetentionSpan.last(registry, m);
@@ -192,7 +195,9 @@ public final class DataQuery {
 
     private static List<ChartView> targetCharts(HostView host, DataRequest req) {
         List<ChartView> out = new ArrayList<>();
-        if (DataRequest.given(req.context)) {
+        if (req.onlyChart != null) {
+            out.add(req.onlyChart);
+        } else if (DataRequest.given(req.context)) {
             SimplePattern contexts = SimplePattern.parse(req.context, SimplePattern.API_SEPARATORS);
             SimplePattern instances = DataRequest.given(req.chart)
                     ? SimplePattern.parse(req.chart, SimplePattern.API_SEPARATORS) : null;

@@ -1,6 +1,7 @@
 package io.strata.query.data;
 
 import io.strata.engine.netdata.CNumbers;
+import io.strata.query.catalog.ChartView;
 import io.strata.query.http.QueryString;
 
 /**
@@ -33,6 +34,10 @@ public final class DataRequest {
     String googleSig = "0";
     String googleOut = "json";
     long googleTimestamp;
+    /** When set, the query reads only this chart (not looked up by name): a single-metric query of weights. */
+    ChartView onlyChart;
+    /** With {@link #onlyChart}, the one dimension to read, or -1 for all of them. */
+    int onlyDimension = -1;
 
     /**
      * Netdata's {@code tier=}: a tier the database has turns {@code selected-tier} on (whatever
@@ -137,6 +142,44 @@ public final class DataRequest {
                 }
             }
         }
+    }
+
+    /**
+     * A request built by another endpoint (badges, weights) rather than parsed: Netdata's
+     * {@code rrd2rrdr} called with these values. {@code tier} is {@code tier=} (negative: not given).
+     */
+    public static DataRequest of(String chart, String dimensions, long after, long before, long points,
+                                 GroupingMethod group, String groupOptions, long options, int tier) {
+        DataRequest r = new DataRequest();
+        r.chart = chart;
+        r.dimensions = dimensions;
+        r.after = after;
+        r.before = before;
+        r.points = points;
+        r.group = group;
+        r.groupOptions = groupOptions;
+        r.options = options;
+        if (tier >= 0) {
+            r.tier = tier;
+            r.tierGiven = true;
+        }
+        return r;
+    }
+
+    /** As {@link #of}, reading only dimension {@code dimension} of {@code chart} (Netdata's query target of one metric). */
+    public static DataRequest ofMetric(ChartView chart, int dimension, long after, long before, long points,
+                                       GroupingMethod group, String groupOptions, long options, int tier) {
+        DataRequest r = ofChart(chart, null, after, before, points, group, groupOptions, options, tier);
+        r.onlyDimension = dimension;
+        return r;
+    }
+
+    /** As {@link #of}, on {@code chart} already found (Netdata's {@code rrd2rrdr_legacy} on an {@code RRDSET}). */
+    public static DataRequest ofChart(ChartView chart, String dimensions, long after, long before, long points,
+                                      GroupingMethod group, String groupOptions, long options, int tier) {
+        DataRequest r = of(chart.id(), dimensions, after, before, points, group, groupOptions, options, tier);
+        r.onlyChart = chart;
+        return r;
     }
 
     /**

@@ -82,7 +82,8 @@ public abstract class TimeGrouping {
 
         @Override
         public void add(double value) {
-            if (!any || value < min) {
+            // Netdata compares magnitudes: the minimum of a negative dimension is its value nearest zero
+            if (!any || Math.abs(value) < Math.abs(min)) {
                 min = value;
             }
             any = true;
@@ -112,7 +113,8 @@ public abstract class TimeGrouping {
 
         @Override
         public void add(double value) {
-            if (!any || value > max) {
+            // Netdata compares magnitudes: the maximum of a negative dimension is its most negative value
+            if (!any || Math.abs(value) > Math.abs(max)) {
                 max = value;
             }
             any = true;

@@ -297,6 +297,11 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
         for (int i = 0; i + 1 < r.extraHeaders().size(); i += 2) {
             h.set(r.extraHeaders().get(i), r.extraHeaders().get(i + 1));
         }
+        String refresh = h.get("Refresh");
+        if (refresh != null) {
+            // Netdata's badges: an answer asking to be refreshed in N seconds expires then
+            h.set(HttpHeaderNames.EXPIRES, DateFormatter.format(new Date(nowMillis + Long.parseLong(refresh) * 1000L)));
+        }
         // spelled as Netdata writes it: a 2.x child finds the body of /api/v3/stream_info by
         // searching the answer for exactly "Content-Length: " (header names are otherwise case-free)
         h.set("Content-Length", length);

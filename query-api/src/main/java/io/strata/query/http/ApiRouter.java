@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.strata.query.ApiContext;
 import io.strata.query.api.AllMetricsApi;
+import io.strata.query.api.BadgeApi;
 import io.strata.query.api.ChartsApi;
 import io.strata.query.api.ContextsApi;
 import io.strata.query.api.DataApi;
@@ -12,6 +13,7 @@ import io.strata.query.api.InfoApi;
 import io.strata.query.api.ManageApi;
 import io.strata.query.api.StaticFiles;
 import io.strata.query.api.StreamInfoApi;
+import io.strata.query.api.WeightsApi;
 import io.strata.query.catalog.Catalog;
 import io.strata.query.catalog.HostView;
 import io.strata.query.metrics.MetricsEndpoint;
@@ -100,6 +102,9 @@ public final class ApiRouter {
             case "registry" -> HealthApi.registry(req);
             case "aclk" -> HealthApi.aclk(req);
             case "manage/host" -> ManageApi.hostWithoutDelete();
+            case "badge.svg" -> BadgeApi.badge(req);
+            case "weights" -> WeightsApi.weights(req);
+            case "metric_correlations" -> WeightsApi.metricCorrelations(req);
             // Netdata's text, for commands it does not have and for those Strata does not serve yet
             default -> throw ApiError.notFound("Unsupported v1 API command: " + command);
         };
