@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * {@code /api/v1/allmetrics}: every metric's current value for scripts and scrapers, in
@@ -216,7 +215,7 @@ public final class AllMetricsApi {
             sanitize(o, prefix);
             o.a("_info{instance=").jsonString(labelValue(host.hostname()))
                     .a(",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
-            Map<String, String> labels = new TreeMap<>(host.info() == null ? Map.of() : host.info().labels());
+            Map<String, String> labels = host.info() == null ? Map.of() : host.info().labels();
             for (Map.Entry<String, String> e : labels.entrySet()) {
                 if (exported(e.getKey())) {
                     o.ch(',');
