@@ -80,9 +80,10 @@ public abstract class TimeGrouping {
             any = false;
         }
 
+        /** Netdata 1.37.1 keeps the value of the smallest magnitude ({@code fabsndd}), not the smallest value. */
         @Override
         public void add(double value) {
-            if (!any || value < min) {
+            if (!any || Math.abs(value) < Math.abs(min)) {
                 min = value;
             }
             any = true;
@@ -110,9 +111,10 @@ public abstract class TimeGrouping {
             any = false;
         }
 
+        /** Netdata 1.37.1 keeps the value of the largest magnitude ({@code fabsndd}), not the largest value. */
         @Override
         public void add(double value) {
-            if (!any || value > max) {
+            if (!any || Math.abs(value) > Math.abs(max)) {
                 max = value;
             }
             any = true;
