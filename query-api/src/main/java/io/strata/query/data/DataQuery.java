@@ -61,10 +61,9 @@ public final class DataQuery {
         long options = req.options;
 
         List<ChartView> charts = targetCharts(host, req);
-        SimplePattern dims = SimplePattern.parse(req.dimensions);
-        if (dims != null && dims.matchesEverything()) {
-            dims = null;
-        }
+        // Netdata 1.37.1 (is_valid_sp) has no pattern only for a bare "*"; the API's "|*" is one: it
+        // selects every dimension, hidden ones too, and marks them non-zero
+        SimplePattern dims = "*".equals(req.dimensions) ? null : SimplePattern.parse(req.dimensions);
         boolean matchIds = (options & DataOptions.MATCH_IDS) != 0;
         boolean matchNames = (options & DataOptions.MATCH_NAMES) != 0;
         if (!matchIds && !matchNames) {

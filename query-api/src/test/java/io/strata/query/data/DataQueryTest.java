@@ -244,6 +244,19 @@ class DataQueryTest {
         assertTrue(text("chart=test.gaps&dimensions=a&after=-10&points=5&format=tsv").startsWith("time\ta\r\n"));
     }
 
+    /**
+     * {@code dimensions=*} is a pattern to Netdata 1.37.1 (its "|*" is not the bare "*" it treats as
+     * none): every dimension it matches is selected and marked non-zero, hidden ones shown, so
+     * {@code nonzero} drops none (a real parent kept a disk's all-zero "reserved for root").
+     */
+    @Test
+    void aPatternMatchingEverythingSelectsEveryDimensionAsNetdata() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=*&after=-10&points=5&options=nonzero");
+        assertEquals("[\"time\",\"a\",\"zero\",\"hid\"]", r.get("labels").toString());
+        JsonNode none = query("chart=test.gaps&after=-10&points=5&options=nonzero");
+        assertEquals("[\"time\",\"a\"]", none.get("labels").toString());
+    }
+
     /** {@code all-dimensions}: the wrapper lists every dimension and chart of the target, as Netdata 1.37.1. */
     @Test
     void allDimensionsListsTheWholeTarget() throws Exception {
