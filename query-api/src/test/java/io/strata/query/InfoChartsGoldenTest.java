@@ -10,7 +10,8 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -80,6 +81,12 @@ class InfoChartsGoldenTest {
                 "ram_total", "total_disk_space", "virtualization", "container"}) {
             assertEquals(childRecorded.get(f), child.get(f), f + " from the child's host labels");
         }
+        for (String f : new String[] {"os_id", "os_id_like", "os_version_id", "os_detection", "kernel_name",
+                "virt_detection", "container_detection"}) {
+            assertEquals(childRecorded.get(f), child.get(f), f + " from the child's handshake");
+        }
+        // host labels in the order received, as Netdata lists them (not sorted)
+        assertEquals(labels(childRecorded.get("host_labels")), labels(child.get("host_labels")));
     }
 
     private static Set<String> collectors(JsonNode info) {
@@ -131,10 +138,11 @@ class InfoChartsGoldenTest {
         assertEquals(labels(rec.get("chart_labels")), labels(mine.get("chart_labels")), id + ".chart_labels");
     }
 
-    private static Map<String, String> labels(JsonNode n) {
-        Map<String, String> m = new TreeMap<>();
+    /** Labels as "name=value" in the order listed: Netdata lists them in the order received. */
+    private static List<String> labels(JsonNode n) {
+        List<String> m = new ArrayList<>();
         for (Map.Entry<String, JsonNode> e : n.properties()) {
-            m.put(e.getKey(), e.getValue().asText());
+            m.add(e.getKey() + "=" + e.getValue().asText());
         }
         return m;
     }

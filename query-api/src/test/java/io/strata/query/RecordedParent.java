@@ -98,7 +98,21 @@ final class RecordedParent implements AutoCloseable {
         for (Map.Entry<String, JsonNode> e : info.get("host_labels").properties()) {
             labels.put(e.getKey(), e.getValue().asText());
         }
-        engine.metadata().upsertHost(new HostInfo(guid, hostname, "linux", "Etc/UTC", 1, labels));
+        // the system facts a child's stream handshake gives (the recorded info shows them; the
+        // parent's own host has none: its info answers from its labels)
+        Map<String, String> system = new LinkedHashMap<>();
+        for (String[] f : new String[][] {{"os_name", "NETDATA_HOST_OS_NAME"}, {"os_id", "NETDATA_HOST_OS_ID"},
+                {"os_id_like", "NETDATA_HOST_OS_ID_LIKE"}, {"os_version", "NETDATA_HOST_OS_VERSION"},
+                {"os_version_id", "NETDATA_HOST_OS_VERSION_ID"}, {"os_detection", "NETDATA_HOST_OS_DETECTION"},
+                {"kernel_name", "NETDATA_SYSTEM_KERNEL_NAME"}, {"kernel_version", "NETDATA_SYSTEM_KERNEL_VERSION"},
+                {"architecture", "NETDATA_SYSTEM_ARCHITECTURE"}, {"virtualization", "NETDATA_SYSTEM_VIRTUALIZATION"},
+                {"virt_detection", "NETDATA_SYSTEM_VIRT_DETECTION"}, {"container", "NETDATA_SYSTEM_CONTAINER"},
+                {"container_detection", "NETDATA_SYSTEM_CONTAINER_DETECTION"}}) {
+            if (!guid.equals(PARENT) && info.hasNonNull(f[0])) {
+                system.put(f[1], info.get(f[0]).asText());
+            }
+        }
+        engine.metadata().upsertHost(new HostInfo(guid, hostname, "linux", "Etc/UTC", 1, labels, system));
         int metricIndex = 0;
         for (Map.Entry<String, JsonNode> entry : charts.get("charts").properties()) {
             JsonNode c = entry.getValue();
@@ -109,7 +123,7 @@ final class RecordedParent implements AutoCloseable {
             if (title.endsWith(suffix)) {
                 title = title.substring(0, title.length() - suffix.length());
             }
-            Map<String, String> chartLabels = new HashMap<>();
+            Map<String, String> chartLabels = new LinkedHashMap<>();
             for (Map.Entry<String, JsonNode> e : c.get("chart_labels").properties()) {
                 chartLabels.put(e.getKey(), e.getValue().asText());
             }

@@ -4,7 +4,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
-/** A chart (Netdata: RRDSET, an "instance"); {@code id} is Netdata's {@code type.id}. */
+/**
+ * A chart (Netdata: RRDSET, an "instance"); {@code id} is Netdata's {@code type.id}. {@code labels}
+ * keep the order they were received in (Netdata lists them so).
+ */
 public record ChartInfo(UUID hostGuid, String id, String name, String title, String units, String family,
                         String context, String chartType, long priority, int updateEvery, String plugin,
                         String module, Map<String, String> labels) {
@@ -19,7 +22,7 @@ public record ChartInfo(UUID hostGuid, String id, String name, String title, Str
         chartType = chartType == null ? "line" : chartType;
         plugin = plugin == null ? "" : plugin;
         module = module == null ? "" : module;
-        labels = labels == null ? Map.of() : Map.copyOf(labels);
+        labels = HostInfo.ordered(labels);
         if (updateEvery <= 0) {
             throw new IllegalArgumentException("chart " + id + ": update_every must be positive, got " + updateEvery);
         }

@@ -53,6 +53,7 @@ final class MetadataCodec {
             b = putString(b, h.timezone());
             b = ensure(b, 4).putInt(h.updateEvery());
             b = putMap(b, h.labels());
+            b = putMap(b, h.systemInfo());
         } else if (rec instanceof ChartInfo c) {
             b = put(b, (byte) TYPE_CHART);
             b = putUuid(b, c.hostGuid());
@@ -99,7 +100,9 @@ final class MetadataCodec {
                     String os = string(p);
                     String tz = string(p);
                     int ue = p.getInt();
-                    return new HostInfo(g, host, os, tz, ue, map(p));
+                    Map<String, String> labels = map(p);
+                    // system_info came later: a record written before it ends after the labels
+                    return new HostInfo(g, host, os, tz, ue, labels, p.hasRemaining() ? map(p) : Map.of());
                 }
                 case TYPE_CHART: {
                     UUID g = uuid(p);

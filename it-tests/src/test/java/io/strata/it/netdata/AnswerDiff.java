@@ -57,7 +57,8 @@ final class AnswerDiff {
     private String moment(String body) {
         String b = body;
         for (String k : ignoredKeys) {
-            b = b.replaceAll("\"" + k + "\": (\\[[^]]*]|-?[0-9.]+)", "\"" + k + "\": _");
+            // quoted keys, or bare ones (google_json's wrapper)
+            b = b.replaceAll("(\"?)\\b" + k + "\\1: (\\[[^]]*]|-?[0-9.]+)", "$1" + k + "$1: _");
         }
         return b;
     }

@@ -52,29 +52,42 @@ class QueryApiMatchesNetdataIT {
 
     static final String RETENTION_START = "retention start: ";
     static final String OBSOLETE = "charts coming and going: ";
-    static final String LABEL_ORDER = "host label order: ";
-    static final String SYSINFO = "system info: ";
+    static final String DEFINITION_ORDER = "forwarded definition order: ";
+    static final String JSON_STRING = "jsonwrap text as a valid JSON string: ";
     /**
-     * Data queries outside the subset the run holds to zero differences (other grouping methods,
-     * gtime, tier=, selected-tier): counted, printed and written to the report, listed in
-     * docs/query-api.md as open, not failing the run.
+     * Charts the Strata parent holds from later than the Netdata parent could forward (its first
+     * entry when the Strata parent connected, plus the point it never forwards): open, listed in
+     * docs/query-api.md with the charts of each run, counted apart so that the runs show them.
      */
-    static final String OPEN = "open (outside the checked subset): ";
+    static final String HISTORY_NOT_FORWARDED = "open: history not received by replication: ";
+    /**
+     * Data queries outside the subset the dashboard makes (other grouping methods, gtime, tier=,
+     * selected-tier) whose difference has no documented cause: labelled apart and counted with
+     * the differences of no documented cause against the run's 1 % budget.
+     */
+    static final String OPEN = "outside the dashboard subset: ";
     /**
      * Causes of differences known and left (docs/query-api.md), by the prefix {@link #cause} gives
      * a difference: counted and printed, they do not fail the run.
      */
     private static final Map<String, String> DOCUMENTED = Map.of(
-            RETENTION_START, "the Strata parent's first stored second of a chart is a few seconds after the"
-                    + " Netdata parent's (the stream forwarded by a Netdata parent): windows reaching back there differ",
+            RETENTION_START, "a Netdata 1.37.1 parent never forwards the first point it holds of a chart (its"
+                    + " replication answer starts after its first stored second), nor what reached it by replication"
+                    + " after the downstream parent asked: checked per chart against the Netdata parent's first"
+                    + " entries when the Strata parent connected",
             OBSOLETE, "the two parents list different charts: network interfaces and mounts of other processes on"
                     + " this machine come and go while the run goes, and charts the child marked obsolete stay listed"
                     + " by Strata (the metadata store keeps no chart obsolete flag)",
-            LABEL_ORDER, "host labels are listed sorted by key, Netdata lists them as received",
-            SYSINFO, "the child's os_id is not kept by the stream receiver (info's os_id is empty)",
             DifferentialEndpoints.KS2_DISTINCT, "spread ks2 weights count distinct scores exactly; raw scores agree to"
                     + " the printed 7 decimals, tail p-values may be one double in Netdata and two here",
-            OPEN, "other grouping methods, gtime, tier=, selected-tier: reported, not yet held to zero");
+            DEFINITION_ORDER, "the same charts in another order: a Netdata parent sends a chart's definition at its"
+                    + " first collection after connecting, so the Strata parent defines them in another order than"
+                    + " the Netdata parent did (each lists charts in the order defined to it)",
+            JSON_STRING, "Netdata writes raw tabs into the JSON string of a jsonwrap'd tsv answer; Strata escapes"
+                    + " them (a valid JSON string, deliberately)",
+            HISTORY_NOT_FORWARDED, "open, not yet diagnosed: in some runs the Strata parent holds some charts only"
+                    + " from its connection, although the Netdata parent held their past then (see the charts"
+                    + " printed with the summary)");
 
     @TempDir
     Path tmp;
@@ -105,6 +118,8 @@ class QueryApiMatchesNetdataIT {
                     "the child did not connect to the Netdata parent: " + child.errorLog());
             String nd = "http://127.0.0.1:" + parent.webPort();
             waitForSpan(nd + "/host/" + CHILD + "/api/v1/chart?chart=system.load", 20);
+            // what the Netdata parent holds when the Strata parent connects: all it can forward of the past
+            firstAtConnect = firstEntriesOf(get(nd + "/host/" + CHILD + "/api/v1/charts").body());
             try (StrataTestParent strata = StrataTestParent.start(tmp.resolve("strata-parent"), true, "", strataPort)) {
                 compareParents(parent, child, nd, "http://127.0.0.1:" + strata.port(), queries, seed, history);
             }
@@ -178,24 +193,33 @@ class QueryApiMatchesNetdataIT {
                     retried++;
                 }
                 compared++;
+                if (d != null && q.contains("jsonwrap") && a.body().indexOf('\t') >= 0
+                        && diff.compare(new AnswerDiff.Answer(a.status(), a.contentType(),
+                                a.body().replace("\t", "\\t")), b) == null) {
+                    record(kinds, example, report, JSON_STRING + "data " + d.kind(), q, d, a, b);
+                    continue;
+                }
                 if (d != null) {
                     String kind = cause(q, "data " + d.kind(), charts);
-                    if (!kind.startsWith(RETENTION_START) && !dashboardSubset(q)) {
+                    if (documented(kind) == null && !dashboardSubset(q)) {
                         kind = OPEN + kind;
                     }
                     record(kinds, example, report, kind, q, d, a, b);
                 }
             }
-            String summary = summary(seed, compared, metadataCompared, retried, kinds, example);
+            String summary = summary(seed, compared, metadataCompared, retried, kinds, example)
+                    + (startNotExplained.isEmpty() ? "" : "charts held from later than forwarded ("
+                    + startNotExplained.size() + "): " + startNotExplained + "\n");
             System.out.println(summary);
             Path out = Path.of("target", "query-api-diff-" + seed + ".txt");
             Files.createDirectories(out.getParent());
             Files.writeString(out, summary + "\n" + String.join("\n", report));
             System.out.println("every difference with both answers: " + out.toAbsolutePath());
             // Differences of a documented cause are counted and printed. Differences of no documented
-            // cause (found, not yet analysed: listed in docs/query-api.md as open) are printed with both
-            // answers and held under 1 % of the answers compared, so that a regression of the query
-            // engine (which shows in far more answers) fails the run.
+            // cause, of every query (the dashboard's and the rest, labelled apart; listed in
+            // docs/query-api.md as open) are printed with both answers and held under 1 % of the answers
+            // compared, so that a regression of the query engine (which shows in far more answers) fails
+            // the run.
             List<String> unexplained = new ArrayList<>();
             int unexplainedCount = 0;
             for (String k : kinds.keySet()) {
@@ -216,6 +240,35 @@ class QueryApiMatchesNetdataIT {
 
     /** Per chart id: {first_entry on the Netdata parent, on the Strata parent}. */
     private Map<String, long[]> firstEntries = Map.of();
+    /** Per chart id: {first_entry, update_every} on the Netdata parent when the Strata parent connected. */
+    private Map<String, long[]> firstAtConnect = Map.of();
+    /**
+     * Charts whose first entry on the Strata parent is later than the forwarded stream explains:
+     * after the first point the Netdata parent held when the Strata parent connected.
+     */
+    private final Set<String> startNotExplained = new java.util.TreeSet<>();
+
+    private static Map<String, long[]> firstEntriesOf(String chartsJson) throws IOException {
+        Map<String, long[]> m = new java.util.HashMap<>();
+        JsonNode charts = JSON.readTree(chartsJson).path("charts");
+        for (Iterator<Map.Entry<String, JsonNode>> it = charts.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            m.put(e.getKey(), new long[]{e.getValue().path("first_entry").asLong(),
+                    e.getValue().path("update_every").asLong(1)});
+        }
+        return m;
+    }
+
+    /**
+     * True when the Strata parent's later first entry of a chart is what a Netdata parent forwards:
+     * it replicates from after its first stored second, so the Strata parent starts one interval
+     * after the Netdata parent's first entry at the connection (or later, for a chart the Netdata
+     * parent held nothing of then).
+     */
+    private boolean startExplained(String id, long strataFirst) {
+        long[] c = firstAtConnect.get(id);
+        return c == null || c[0] <= 0 || strataFirst <= c[0] + c[1];
+    }
     /** Charts whose first entries differ and the child marked obsolete since (their ids). */
     private final java.util.Set<String> obsoleteCharts = new java.util.HashSet<>();
 
@@ -226,22 +279,16 @@ class QueryApiMatchesNetdataIT {
         for (Iterator<String> it = b.fieldNames(); it.hasNext(); ) {
             String id = it.next();
             if (a.has(id)) {
-                m.put(id, new long[]{a.get(id).path("first_entry").asLong(), b.get(id).path("first_entry").asLong()});
+                long strataFirst = b.get(id).path("first_entry").asLong();
+                m.put(id, new long[]{a.get(id).path("first_entry").asLong(), strataFirst});
+                if (strataFirst != a.get(id).path("first_entry").asLong() && !startExplained(id, strataFirst)) {
+                    startNotExplained.add(id);
+                }
             } else {
                 obsoleteCharts.add(id);
             }
         }
         return m;
-    }
-
-    /** The only lines that differ are netdata_info with the same labels in another order. */
-    private static boolean labelsOnly(List<String> a, List<String> b) {
-        if (a.size() != 1 || b.size() != 1 || !a.get(0).startsWith("netdata_info{") || !b.get(0).startsWith("netdata_info{")) {
-            return false;
-        }
-        java.util.Set<String> la = new java.util.TreeSet<>(List.of(a.get(0).replaceAll("^.*\\{|}$", "").split("\",")));
-        java.util.Set<String> lb = new java.util.TreeSet<>(List.of(b.get(0).replaceAll("^.*\\{|}$", "").split("\",")));
-        return la.equals(lb);
     }
 
     /** Names allmetrics gives the charts only the Strata parent lists (obsolete on the child). */
@@ -267,18 +314,23 @@ class QueryApiMatchesNetdataIT {
 
     /** True when the two parents list different charts of the child (checked when metadata is compared). */
     private boolean chartsDiffer;
+    /** The charts only one of the two parents lists (charts coming and going). */
+    private final Set<String> onlyOneParent = new java.util.TreeSet<>();
+    /** The contexts of those charts. */
+    private final Set<String> onlyOneParentContexts = new java.util.TreeSet<>();
 
-    private String metadataCause(String kind) {
+    private String metadataCause(String kind, String q) {
         if (chartsDiffer && (kind.contains("keys .charts") || kind.contains("keys .contexts")
                 || kind.endsWith("_count") || kind.contains(".family") || kind.contains(".title")
                 || kind.startsWith("allmetrics"))) {
             return OBSOLETE + kind;
         }
         if (kind.contains("first_entry") || kind.contains("first_time_t")) {
-            return RETENTION_START + kind;
-        }
-        if (kind.contains(".host_labels")) {
-            return LABEL_ORDER + kind;
+            // a chart's own answer is checked against its own start; the others against every chart's
+            String chart = q.contains("chart?chart=") ? java.net.URLDecoder.decode(
+                    q.substring(q.indexOf("chart?chart=") + 12), java.nio.charset.StandardCharsets.UTF_8) : null;
+            boolean explained = chart != null ? !startNotExplained.contains(chart) : startNotExplained.isEmpty();
+            return (explained ? RETENTION_START : HISTORY_NOT_FORWARDED) + kind;
         }
         if (!obsoleteCharts.isEmpty() && (kind.endsWith(".charts_count") || kind.endsWith(".dimensions_count")
                 || kind.endsWith("keys .charts") || kind.endsWith("keys .contexts"))) {
@@ -302,6 +354,10 @@ class QueryApiMatchesNetdataIT {
      */
     private String cause(String q, String kind, List<DataQueryGenerator.Chart> charts) {
         Map<String, String> p = params(q);
+        if (p.containsKey("context") ? onlyOneParentContexts.contains(p.get("context"))
+                : onlyOneParent.contains(p.get("chart"))) {
+            return OBSOLETE + kind;
+        }
         List<String> ids = new ArrayList<>();
         for (DataQueryGenerator.Chart c : charts) {
             if (p.containsKey("context") ? c.context().equals(p.get("context"))
@@ -328,6 +384,7 @@ class QueryApiMatchesNetdataIT {
         // the rows that can hold the first points: a row's width (the window over the points) and two intervals
         long points = parseLong(p.get("points"), 0);
         long width = points > 0 ? (before - start) / points + 1 : 1;
+
         for (DataQueryGenerator.Chart c : charts) {
             if (!ids.contains(c.id())) {
                 continue;
@@ -335,8 +392,13 @@ class QueryApiMatchesNetdataIT {
             long[] f = firstEntries.get(c.id());
             long gtime = parseLong(p.get("gtime"), 0);
             long margin = Math.max(width, gtime) + 2L * c.updateEvery() + 2;
-            if (f != null && f[0] != f[1] && start <= Math.max(f[0], f[1]) + margin) {
-                return RETENTION_START + kind;
+            // the answer's rows can reach further back than asked: whole rows of a step rounded to the
+            // chart's interval or to gtime periods, as many as the points asked
+            long step = Math.max(Math.max(width, gtime), c.updateEvery());
+            long reach = points > 0 ? Math.min(start, before - points * step - step) : start;
+            if (f != null && f[0] != f[1] && reach <= Math.max(f[0], f[1]) + margin) {
+                return (startNotExplained.contains(c.id()) ? HISTORY_NOT_FORWARDED : RETENTION_START)
+                        + kind;
             }
         }
         return kind;
@@ -420,11 +482,36 @@ class QueryApiMatchesNetdataIT {
         java.util.Set<String> idsB = new java.util.TreeSet<>();
         JSON.readTree(cb.body()).get("charts").fieldNames().forEachRemaining(idsB::add);
         chartsDiffer = !idsA.equals(idsB);
+        onlyOneParent.clear();
+        for (String id : idsA) {
+            if (!idsB.contains(id)) {
+                onlyOneParent.add(id);
+            }
+        }
+        for (String id : idsB) {
+            if (!idsA.contains(id)) {
+                onlyOneParent.add(id);
+            }
+        }
+        for (AnswerDiff.Answer x : List.of(ca, cb)) {
+            JsonNode all = JSON.readTree(x.body()).get("charts");
+            for (String id : List.copyOf(onlyOneParent)) {
+                if (all.has(id)) {
+                    onlyOneParent.add(all.get(id).path("name").asText());
+                    onlyOneParentContexts.add(all.get(id).path("context").asText());
+                }
+            }
+        }
         n++;
-        AnswerDiff.Difference d = diff.compare(pick(ca, "charts_count", "dimensions_count", "update_every", "charts"),
-                pick(cb, "charts_count", "dimensions_count", "update_every", "charts"));
+        AnswerDiff.Answer pa = pick(ca, "charts_count", "dimensions_count", "update_every", "charts");
+        AnswerDiff.Answer pb = pick(cb, "charts_count", "dimensions_count", "update_every", "charts");
+        AnswerDiff.Answer inOrder = reorderedAs(pa, pb, "charts");
+        AnswerDiff.Difference d = diff.compare(pa, inOrder != null ? inOrder : pb);
         if (d != null) {
-            record(kinds, example, report, metadataCause("charts " + d.kind()), h + "charts", d, ca, cb);
+            record(kinds, example, report, metadataCause("charts " + d.kind(), h + "charts"), h + "charts", d, ca, cb);
+        } else if (inOrder != null) {
+            record(kinds, example, report, DEFINITION_ORDER + "charts keys .charts", h + "charts",
+                    diff.compare(pa, pb), ca, cb);
         }
         JsonNode charts = JSON.readTree(ca.body()).get("charts");
         for (Iterator<String> it = charts.fieldNames(); it.hasNext(); ) {
@@ -449,7 +536,14 @@ class QueryApiMatchesNetdataIT {
                 "architecture", "cores_total", "host_labels", "collectors", "charts-count", "metrics-count"};
         d = diff.compare(pick(ia, infoFields), pick(ib, infoFields));
         if (d != null) {
-            record(kinds, example, report, (d.kind().contains(".os_id") ? SYSINFO : "") + "info " + d.kind(),
+            // Netdata lists the collectors in the order of the charts: the same ones in another order
+            // follow the charts' definition order
+            boolean collectorsInOtherOrder = d.kind().contains(".collectors")
+                    && diff.compare(pick(ia, "collectors"), pick(ib, "collectors")) != null
+                    && sortedCollectors(ia).equals(sortedCollectors(ib))
+                    && diff.compare(pickWithout(ia, infoFields, "collectors"), pickWithout(ib, infoFields, "collectors"))
+                    == null;
+            record(kinds, example, report, (collectorsInOtherOrder ? DEFINITION_ORDER : "") + "info " + d.kind(),
                     h + "info", d, ia, ib);
         }
         // allmetrics: values move between the two requests; the metrics listed must be the same
@@ -466,7 +560,8 @@ class QueryApiMatchesNetdataIT {
                     onlyA.removeAll(kb);
                     List<String> onlyB = new ArrayList<>(kb);
                     onlyB.removeAll(ka);
-                    String why = labelsOnly(onlyA, onlyB) ? LABEL_ORDER
+                    String why = a.status() == b.status() && chartBlocks(f, ka).equals(chartBlocks(f, kb))
+                            ? DEFINITION_ORDER
                             : chartsDiffer || (onlyA.isEmpty() && obsoleteOnly(onlyB)) ? OBSOLETE : "";
                     record(kinds, example, report, why + "allmetrics " + f + " metrics", q,
                             new AnswerDiff.Difference("allmetrics " + f, "only netdata: " + head(onlyA)
@@ -481,10 +576,86 @@ class QueryApiMatchesNetdataIT {
                             Map<String, String> example, List<String> report) throws IOException {
         AnswerDiff.Answer a = get(nd + q);
         AnswerDiff.Answer b = get(st + q);
-        AnswerDiff.Difference d = diff.compare(a, b);
+        // the contexts in another order (charts defined in another order): compared in Netdata's order
+        AnswerDiff.Answer inOrder = what.startsWith("contexts") ? reorderedAs(a, b, "contexts") : null;
+        AnswerDiff.Difference d = diff.compare(a, inOrder != null ? inOrder : b);
         if (d != null) {
-            record(kinds, example, report, metadataCause(what + " " + d.kind()), q, d, a, b);
+            record(kinds, example, report, metadataCause(what + " " + d.kind(), q), q, d, a, b);
+        } else if (inOrder != null) {
+            record(kinds, example, report, DEFINITION_ORDER + what + " keys .contexts", q, diff.compare(a, b), a, b);
         }
+    }
+
+    /**
+     * Strata's answer with the members of its top-level object {@code field} in the order of
+     * Netdata's, when both hold the same members in another order; else null.
+     */
+    private static AnswerDiff.Answer reorderedAs(AnswerDiff.Answer netdata, AnswerDiff.Answer strata, String field)
+            throws IOException {
+        if (netdata.status() != 200 || strata.status() != 200) {
+            return null;
+        }
+        JsonNode a = JSON.readTree(netdata.body());
+        JsonNode b = JSON.readTree(strata.body());
+        if (!a.path(field).isObject() || !b.path(field).isObject()) {
+            return null;
+        }
+        List<String> ka = new ArrayList<>();
+        a.get(field).fieldNames().forEachRemaining(ka::add);
+        List<String> kb = new ArrayList<>();
+        b.get(field).fieldNames().forEachRemaining(kb::add);
+        if (ka.equals(kb) || !new java.util.HashSet<>(ka).equals(new java.util.HashSet<>(kb)) || ka.size() != kb.size()) {
+            return null;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode members = JSON.createObjectNode();
+        for (String k : ka) {
+            members.set(k, b.get(field).get(k));
+        }
+        ((com.fasterxml.jackson.databind.node.ObjectNode) b).set(field, members);
+        return new AnswerDiff.Answer(strata.status(), strata.contentType(), b.toString());
+    }
+
+    /**
+     * The metrics of an allmetrics answer grouped by chart (a block starts at each chart), in the
+     * order listed inside each chart; the chart blocks sorted, so that two answers listing the same
+     * charts in another order compare equal.
+     */
+    private static List<String> chartBlocks(String format, List<String> keys) {
+        Map<String, StringBuilder> blocks = new TreeMap<>();
+        String current = "";
+        List<String> pending = new ArrayList<>();
+        for (String k : keys) {
+            String chart;
+            if (format.equals("json")) {
+                chart = k.substring(0, Math.max(0, k.lastIndexOf('/')));
+            } else if (format.equals("shell")) {
+                // "# chart: ..." opens a chart's lines; another comment (the alarms' header) stands alone
+                chart = k.startsWith("# chart: ") ? k : k.startsWith("#") ? k : current;
+                if (k.startsWith("#") && !k.startsWith("# chart: ")) {
+                    blocks.computeIfAbsent(k, x -> new StringBuilder()).append(k).append('\n');
+                    continue;
+                }
+            } else {
+                // prometheus: a comment belongs to the metric line after it
+                if (k.startsWith("#")) {
+                    pending.add(k);
+                    continue;
+                }
+                int at = k.indexOf("chart=\"");
+                chart = at < 0 ? k : k.substring(at, k.indexOf('"', at + 7) + 1);
+            }
+            current = chart;
+            StringBuilder b = blocks.computeIfAbsent(chart, x -> new StringBuilder());
+            for (String c : pending) {
+                b.append(c).append('\n');
+            }
+            pending.clear();
+            b.append(k).append('\n');
+        }
+        List<String> out = new ArrayList<>();
+        blocks.forEach((chart, b) -> out.add(b.toString()));
+        out.add(String.join("\n", pending));
+        return out;
     }
 
     private static String tail(String log) {
@@ -522,6 +693,19 @@ class QueryApiMatchesNetdataIT {
             }
         }
         return keys;
+    }
+
+    private static List<String> sortedCollectors(AnswerDiff.Answer info) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (JsonNode c : JSON.readTree(info.body()).path("collectors")) {
+            out.add(c.toString());
+        }
+        java.util.Collections.sort(out);
+        return out;
+    }
+
+    private static AnswerDiff.Answer pickWithout(AnswerDiff.Answer a, String[] fields, String left) throws IOException {
+        return pick(a, java.util.Arrays.stream(fields).filter(f -> !f.equals(left)).toArray(String[]::new));
     }
 
     /** An answer reduced to some top-level fields of its JSON object, in Netdata's order. */

@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * {@code /api/v1/allmetrics}: every metric's current value for scripts and scrapers, in
@@ -134,11 +133,28 @@ public final class AllMetricsApi {
         o.a("\n# NETDATA ALARMS RUNNING\n");
     }
 
-    /** Writes {@code s} as a shell variable name part: upper case, anything but letters and digits an underscore. */
+    /** Netdata's SHELL_ELEMENT_MAX: a chart or dimension part of a shell name keeps at most this many bytes. */
+    static final int SHELL_ELEMENT_MAX = 100;
+
+    /**
+     * Writes {@code s} as a shell variable name part, as Netdata's {@code shell_name_copy}: each
+     * byte of its UTF-8 upper case when an ASCII letter or digit, else an underscore, and no more
+     * than {@link #SHELL_ELEMENT_MAX} bytes.
+     */
     static void shellName(Out o, String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            o.ch(c < 128 && Character.isLetterOrDigit(c) ? Character.toUpperCase(c) : '_');
+        int bytes = 0;
+        for (int i = 0; i < s.length() && bytes < SHELL_ELEMENT_MAX; ) {
+            int cp = s.codePointAt(i);
+            i += Character.charCount(cp);
+            if (cp < 128) {
+                o.ch(Character.isLetterOrDigit(cp) ? Character.toUpperCase((char) cp) : '_');
+                bytes++;
+            } else {
+                int width = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+                for (int b = 0; b < width && bytes < SHELL_ELEMENT_MAX; b++, bytes++) {
+                    o.ch('_');
+                }
+            }
         }
     }
 
@@ -217,7 +233,7 @@ public final class AllMetricsApi {
             sanitize(o, prefix);
             o.a("_info{instance=").jsonString(labelValue(host.hostname()))
                     .a(",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
-            Map<String, String> labels = new TreeMap<>(host.info() == null ? Map.of() : host.info().labels());
+            Map<String, String> labels = host.info() == null ? Map.of() : host.info().labels();
             for (Map.Entry<String, String> e : labels.entrySet()) {
                 if (exported(e.getKey())) {
                     o.ch(',');

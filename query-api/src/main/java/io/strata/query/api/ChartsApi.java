@@ -16,7 +16,6 @@ import io.strata.query.text.Out;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * {@code /api/v1/charts} and {@code /api/v1/chart?chart=}: chart definitions with their
@@ -130,10 +129,10 @@ public final class ChartsApi {
     /**
      * A chart's labels as Netdata lists them: its collector first ({@code _collect_plugin},
      * {@code _collect_module}, added from the chart's plugin and module when the chart has none,
-     * as Netdata labels every chart), then the others by name (the metadata keeps no order).
+     * as Netdata labels every chart when it creates it), then the others in the order received.
      */
     static Map<String, String> labels(ChartInfo ci) {
-        Map<String, String> rest = new TreeMap<>(ci.labels());
+        Map<String, String> rest = new LinkedHashMap<>(ci.labels());
         Map<String, String> ordered = new LinkedHashMap<>();
         String plugin = rest.remove("_collect_plugin");
         String module = rest.remove("_collect_module");

@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -89,7 +88,7 @@ public final class ContextsApi {
                 .a(",\n\t\"node_id\": \"\",\n\t\"claim_id\": \"\"");
         if ((p.options & SHOW_LABELS) != 0) {
             o.a(",\n\t\"host_labels\": {\n");
-            Map<String, String> labels = new TreeMap<>(host.info() == null ? Map.of() : host.info().labels());
+            Map<String, String> labels = host.info() == null ? Map.of() : host.info().labels();
             labelMembers(o, labels, "\t\t");
             o.a("\n\t}");
         }

@@ -12,7 +12,6 @@ import io.strata.query.text.Out;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * {@code /api/v1/info}: the agent's identity and, for a parent, the hosts it holds
@@ -50,25 +49,27 @@ public final class InfoApi {
                     .a(", \"claim_id\": null, \"node_id\": null }").a(i + 1 < hosts.size() ? ",\n" : "\n");
         }
         o.a("\t],\n\t\"alarms\": {\n\t\t\"normal\": 0,\n\t\t\"warning\": 0,\n\t\t\"critical\": 0\n\t},\n");
-        field(o, "os_name", host.label("_os_name"));
-        field(o, "os_id", host.label("_os_id"));
-        field(o, "os_id_like", host.label("_os_id_like"));
-        field(o, "os_version", host.label("_os_version"));
-        field(o, "os_version_id", host.label("_os_version_id"));
-        field(o, "os_detection", host.label("_os_detection"));
-        field(o, "cores_total", host.label("_system_cores"));
-        field(o, "total_disk_space", host.label("_system_disk_space"));
-        field(o, "cpu_freq", host.label("_system_cpu_freq"));
-        field(o, "ram_total", host.label("_system_ram_total"));
-        field(o, "kernel_name", host.label("_kernel_name"));
-        field(o, "kernel_version", host.label("_kernel_version"));
-        field(o, "architecture", host.label("_architecture"));
-        field(o, "virtualization", host.label("_virtualization"));
-        field(o, "virt_detection", host.label("_virt_detection"));
-        field(o, "container", host.label("_container"));
-        field(o, "container_detection", host.label("_container_detection"));
+        // Netdata answers the host's system info, which a child's stream handshake gives (its labels carry
+        // only some of it: no OS id, no kernel name); the labels answer for a host defined without a handshake
+        field(o, "os_name", host.systemInfo("NETDATA_HOST_OS_NAME", "_os_name"));
+        field(o, "os_id", host.systemInfo("NETDATA_HOST_OS_ID", "_os_id"));
+        field(o, "os_id_like", host.systemInfo("NETDATA_HOST_OS_ID_LIKE", "_os_id_like"));
+        field(o, "os_version", host.systemInfo("NETDATA_HOST_OS_VERSION", "_os_version"));
+        field(o, "os_version_id", host.systemInfo("NETDATA_HOST_OS_VERSION_ID", "_os_version_id"));
+        field(o, "os_detection", host.systemInfo("NETDATA_HOST_OS_DETECTION", "_os_detection"));
+        field(o, "cores_total", host.systemInfo("NETDATA_SYSTEM_CPU_LOGICAL_CPU_COUNT", "_system_cores"));
+        field(o, "total_disk_space", host.systemInfo("NETDATA_SYSTEM_TOTAL_DISK_SIZE", "_system_disk_space"));
+        field(o, "cpu_freq", host.systemInfo("NETDATA_SYSTEM_CPU_FREQ", "_system_cpu_freq"));
+        field(o, "ram_total", host.systemInfo("NETDATA_SYSTEM_TOTAL_RAM", "_system_ram_total"));
+        field(o, "kernel_name", host.systemInfo("NETDATA_SYSTEM_KERNEL_NAME", "_kernel_name"));
+        field(o, "kernel_version", host.systemInfo("NETDATA_SYSTEM_KERNEL_VERSION", "_kernel_version"));
+        field(o, "architecture", host.systemInfo("NETDATA_SYSTEM_ARCHITECTURE", "_architecture"));
+        field(o, "virtualization", host.systemInfo("NETDATA_SYSTEM_VIRTUALIZATION", "_virtualization"));
+        field(o, "virt_detection", host.systemInfo("NETDATA_SYSTEM_VIRT_DETECTION", "_virt_detection"));
+        field(o, "container", host.systemInfo("NETDATA_SYSTEM_CONTAINER", "_container"));
+        field(o, "container_detection", host.systemInfo("NETDATA_SYSTEM_CONTAINER_DETECTION", "_container_detection"));
         o.a("\t\"host_labels\": {\n");
-        Map<String, String> labels = new TreeMap<>(host.info() == null ? Map.of() : host.info().labels());
+        Map<String, String> labels = host.info() == null ? Map.of() : host.info().labels();
         int k = 0;
         for (Map.Entry<String, String> e : labels.entrySet()) {
             o.a("\t\t").jsonString(e.getKey()).ch(':').jsonString(e.getValue()).a(++k < labels.size() ? ",\n" : "\n");

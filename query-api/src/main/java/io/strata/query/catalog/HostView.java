@@ -67,6 +67,15 @@ public final class HostView {
         return v == null ? "" : v;
     }
 
+    /**
+     * A system fact of the host's stream handshake under Netdata's stored name (e.g.
+     * {@code NETDATA_HOST_OS_ID}), else the host label {@code label}, else "".
+     */
+    public String systemInfo(String name, String label) {
+        String v = info == null ? null : info.systemInfo().get(name);
+        return v != null ? v : label(label);
+    }
+
     public int updateEvery() {
         return info == null || info.updateEvery() <= 0 ? 1 : info.updateEvery();
     }

@@ -88,7 +88,7 @@ public final class DataFormatter {
             inner.body();
             printedMin = inner.printedMin;
             printedMax = inner.printedMax;
-            out.ch('"').jsonEscaped(text.text()).ch('"');
+            out.ch(sq).jsonEscaped(text.text()).ch(sq);
         } else {
             body();
         }
@@ -321,7 +321,10 @@ public final class DataFormatter {
 
     private void csv(String startLine, String separator, String endLine, String betweenLines, boolean quoteLabels) {
         int shown = r.shownColumns();
-        out.a(startLine).a(quoteLabels ? "\"time\"" : "time");
+        // Netdata starts the header with the first shown column: without one, the header is its line end alone
+        if (shown > 0) {
+            out.a(startLine).a(quoteLabels ? "\"time\"" : "time");
+        }
         for (int c = 0; c < r.columns; c++) {
             if (r.shown(c)) {
                 out.a(separator);
@@ -334,7 +337,9 @@ public final class DataFormatter {
         }
         out.a(endLine);
         if (format == DataFormat.MARKDOWN) {
-            out.a(startLine).a(":---:");
+            if (shown > 0) {
+                out.a(startLine).a(":---:");
+            }
             for (int c = 0; c < r.columns; c++) {
                 if (r.shown(c)) {
                     out.a(separator).a(":---:");
@@ -448,33 +453,41 @@ public final class DataFormatter {
 
     // ---- jsonwrap -----------------------------------------------------------------------------
 
+    /** The wrapper's key and string quotes: none and ' with google_json, as Netdata writes them. */
+    private String kq = "\"";
+    private char sq = '"';
+
     private void wrapperBegin() {
+        if (has(DataOptions.GOOGLE_JSON)) {
+            kq = "";
+            sq = '\'';
+        }
         QueryWindow w = r.window;
         String id = queryId();
-        out.a("{\n   \"api\": 1,\n   \"id\": ").jsonString(id).a(",\n   \"name\": ").jsonString(id)
-                .a(",\n   \"view_update_every\": ").integer(w.viewUpdateEvery())
-                .a(",\n   \"update_every\": ").integer(r.updateEvery)
-                .a(",\n   \"first_entry\": ").integer(r.dbFirst)
-                .a(",\n   \"last_entry\": ").integer(r.dbLast)
-                .a(",\n   \"before\": ").integer(w.before())
-                .a(",\n   \"after\": ").integer(w.after())
-                .a(",\n   \"group\": ").jsonString(r.request.group.name())
-                .a(",\n   \"options\": ").jsonString(DataOptions.render(options))
-                .a(",\n   \"dimension_names\": [");
+        out.a("{\n   ").a(kq).a("api").a(kq).a(": 1,\n   ").a(kq).a("id").a(kq).a(": ").quoted(sq, id).a(",\n   ").a(kq).a("name").a(kq).a(": ").quoted(sq, id)
+                .a(",\n   ").a(kq).a("view_update_every").a(kq).a(": ").integer(w.viewUpdateEvery())
+                .a(",\n   ").a(kq).a("update_every").a(kq).a(": ").integer(r.updateEvery)
+                .a(",\n   ").a(kq).a("first_entry").a(kq).a(": ").integer(r.dbFirst)
+                .a(",\n   ").a(kq).a("last_entry").a(kq).a(": ").integer(r.dbLast)
+                .a(",\n   ").a(kq).a("before").a(kq).a(": ").integer(w.before())
+                .a(",\n   ").a(kq).a("after").a(kq).a(": ").integer(w.after())
+                .a(",\n   ").a(kq).a("group").a(kq).a(": ").quoted(sq, r.request.group.name())
+                .a(",\n   ").a(kq).a("options").a(kq).a(": ").quoted(sq, DataOptions.render(options))
+                .a(",\n   ").a(kq).a("dimension_names").a(kq).a(": [");
         list(r.names);
-        out.a("],\n   \"dimension_ids\": [");
+        out.a("],\n   ").a(kq).a("dimension_ids").a(kq).a(": [");
         list(r.ids);
         out.a("],\n");
         if (has(DataOptions.ALL_DIMENSIONS)) {
             allDimensions();
         }
-        out.a("   \"functions\": [],\n");
+        out.a("   ").a(kq).a("functions").a(kq).a(": [],\n");
         if (DataRequest.given(r.request.context)) {
-            out.a("   \"chart_ids\": [");
+            out.a("   ").a(kq).a("chart_ids").a(kq).a(": [");
             list(r.chartIds);
             out.a("],\n");
         }
-        out.a("   \"latest_values\": [");
+        out.a("   ").a(kq).a("latest_values").a(kq).a(": [");
         boolean first = true;
         for (int c = 0; c < r.columns; c++) {
             if (r.shown(c)) {
@@ -482,7 +495,7 @@ public final class DataFormatter {
                 first = false;
             }
         }
-        out.a("],\n   \"view_latest_values\": [");
+        out.a("],\n   ").a(kq).a("view_latest_values").a(kq).a(": [");
         first = true;
         int newest = r.rows - 1;
         double total = rowTotal(newest);
@@ -501,21 +514,21 @@ public final class DataFormatter {
                 first = false;
             }
         }
-        out.a("],\n   \"dimensions\": ").integer(r.shownColumns())
-                .a(",\n   \"points\": ").integer(r.rows)
-                .a(",\n   \"format\": ").jsonString(format.wrapperName())
-                .a(",\n   \"db_points_per_tier\": [ ");
+        out.a("],\n   ").a(kq).a("dimensions").a(kq).a(": ").integer(r.shownColumns())
+                .a(",\n   ").a(kq).a("points").a(kq).a(": ").integer(r.rows)
+                .a(",\n   ").a(kq).a("format").a(kq).a(": ").quoted(sq, format.wrapperName())
+                .a(",\n   ").a(kq).a("db_points_per_tier").a(kq).a(": [ ");
         for (int t = 0; t < r.pointsPerTier.length; t++) {
             out.a(t == 0 ? "" : ", ").integer(r.pointsPerTier[t]);
         }
-        out.a(" ],\n   \"result\": ");
+        out.a(" ],\n   ").a(kq).a("result").a(kq).a(": ");
     }
 
     private void list(String[] items) {
         boolean first = true;
         for (int c = 0; c < r.columns; c++) {
             if (r.shown(c)) {
-                out.a(first ? "" : ", ").jsonString(items[c]);
+                out.a(first ? "" : ", ").quoted(sq, items[c]);
                 first = false;
             }
         }
@@ -530,7 +543,7 @@ public final class DataFormatter {
             min = Double.isNaN(printedMin) ? 0 : printedMin;
             max = Double.isNaN(printedMax) ? 0 : printedMax;
         }
-        out.a(",\n \"min\": ").number(min).a(",\n \"max\": ").number(max).a("\n}\n");
+        out.a(",\n ").a(kq).a("min").a(kq).a(": ").number(min).a(",\n ").a(kq).a("max").a(kq).a(": ").number(max).a("\n}\n");
     }
 
     /**
@@ -539,14 +552,14 @@ public final class DataFormatter {
      */
     private void allDimensions() {
         LinkedHashSet<String> seen = new LinkedHashSet<>();
-        out.a("   \"full_dimension_list\": [");
+        out.a("   ").a(kq).a("full_dimension_list").a(kq).a(": [");
         int n = 0;
         for (String[] d : r.allDimensions) {
             if (seen.add(d[0] + ":" + d[1])) {
                 pair(n++ > 0, d[0], d[1], "");
             }
         }
-        out.a("],\n   \"full_chart_list\": [");
+        out.a("],\n   ").a(kq).a("full_chart_list").a(kq).a(": [");
         seen.clear();
         n = 0;
         for (ChartView c : r.allCharts) {
@@ -554,7 +567,7 @@ public final class DataFormatter {
                 pair(n++ > 0, c.id(), c.name(), "");
             }
         }
-        out.a("],\n   \"full_chart_labels\": [");
+        out.a("],\n   ").a(kq).a("full_chart_labels").a(kq).a(": [");
         seen.clear();
         n = 0;
         for (ChartView c : r.allCharts) {
@@ -592,12 +605,57 @@ public final class DataFormatter {
                 .append("/before:").append(q.before)
                 .append("/points:").append(q.points)
                 .append("/group:").append(q.group.name()).append(q.groupOptions != null ? q.groupOptions : "")
-                .append("/options:").append(DataOptions.render(q.options));
+                .append("/options:").append(cut(DataOptions.render(q.options), OPTIONS_ID_MAX));
         if (q.gtime > 1) {
             sb.append("/resampling:").append(q.gtime);
         }
         if ((q.options & DataOptions.SELECTED_TIER) != 0) {
             sb.append("/tier:").append(q.tier);
+        }
+        return fixedId(cut(sb.toString(), QUERY_ID_MAX));
+    }
+
+    /** Netdata's id buffer (MAX_QUERY_TARGET_ID_LENGTH 255, written by snprintfz): 254 bytes and the terminator. */
+    static final int QUERY_ID_MAX = 254;
+    /** Netdata renders the id's options into a 100-byte buffer: 99 bytes and the terminator. */
+    static final int OPTIONS_ID_MAX = 99;
+
+    /** The longest prefix of {@code s} of at most {@code maxBytes} UTF-8 bytes, as Netdata's buffers cut it. */
+    static String cut(String s, int maxBytes) {
+        int bytes = 0;
+        for (int i = 0; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            int width = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + width > maxBytes) {
+                return s.substring(0, i);
+            }
+            bytes += width;
+            i += Character.charCount(cp);
+        }
+        return s;
+    }
+
+    /**
+     * Netdata's {@code json_fix_string} over the id: a backslash becomes '/', a double quote ''',
+     * white space and control characters a space, and every byte outside printable ASCII '_'.
+     */
+    static String fixedId(String id) {
+        StringBuilder sb = new StringBuilder(id.length());
+        for (int i = 0; i < id.length(); ) {
+            int cp = id.codePointAt(i);
+            i += Character.charCount(cp);
+            if (cp == '\\') {
+                sb.append('/');
+            } else if (cp == '"') {
+                sb.append('\'');
+            } else if (cp < 0x20 || cp == 0x7f || cp == ' ') {
+                sb.append(' ');
+            } else if (cp > 0x7f) {
+                int width = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+                sb.append("_".repeat(width));
+            } else {
+                sb.append((char) cp);
+            }
         }
         return sb.toString();
     }

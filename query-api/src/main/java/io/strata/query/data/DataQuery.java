@@ -62,8 +62,11 @@ public final class DataQuery {
         long options = req.options;
 
         List<ChartView> charts = targetCharts(host, req);
-        SimplePattern dims = SimplePattern.parse(req.dimensions, SimplePattern.API_SEPARATORS);
-        if (dims.isEmpty() || dims.matchesEverything()) {
+        // Netdata 1.37.1 (is_valid_sp) has no pattern only for a bare "*"; the API's "|*" is one: it
+        // selects every dimension, hidden ones too, and marks them non-zero
+        SimplePattern dims = "*".equals(req.dimensions) ? null
+                : SimplePattern.parse(req.dimensions, SimplePattern.API_SEPARATORS);
+        if (dims != null && dims.isEmpty()) {
             dims = null;
         }
         boolean matchIds = (options & DataOptions.MATCH_IDS) != 0;

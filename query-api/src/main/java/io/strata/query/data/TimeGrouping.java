@@ -80,6 +80,7 @@ public abstract class TimeGrouping {
             any = false;
         }
 
+        /** Netdata 1.37.1 keeps the value of the smallest magnitude ({@code fabsndd}), not the smallest value. */
         @Override
         public void add(double value) {
             // Netdata compares magnitudes: the minimum of a negative dimension is its value nearest zero
@@ -111,6 +112,7 @@ public abstract class TimeGrouping {
             any = false;
         }
 
+        /** Netdata 1.37.1 keeps the value of the largest magnitude ({@code fabsndd}), not the largest value. */
         @Override
         public void add(double value) {
             // Netdata compares magnitudes: the maximum of a negative dimension is its most negative value

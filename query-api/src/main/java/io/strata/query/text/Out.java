@@ -107,6 +107,14 @@ public final class Out {
     }
 
     /** {@code s} quoted and escaped as a JSON string; null prints {@code null}. */
+    /**
+     * A string between {@code quote}s: a JSON string for '"', else (Netdata's google_json
+     * wrapper, single quotes) the text as it is, as Netdata writes it.
+     */
+    public Out quoted(char quote, CharSequence s) {
+        return quote == '"' ? jsonString(s) : ch(quote).utf8(s).ch(quote);
+    }
+
     public Out jsonString(CharSequence s) {
         if (s == null) {
             return a("null");

@@ -186,6 +186,77 @@ class DataQueryTest {
         assertTrue(!beyond.get("id").asText().contains("tier"), beyond.get("id").asText());
     }
 
+    static String text(String q) throws Exception {
+        DataRequest req = DataRequest.parse(QueryString.parse(q));
+        DataResult r = DataQuery.execute(engine, host, req, T0 + N + 1);
+        Out out = new Out();
+        DataFormatter.write(r, out, ZoneOffset.UTC);
+        return out.text();
+    }
+
+    /**
+     * The wrapper's id and name as Netdata 1.37.1 writes them into its 255-byte buffer: cut at 254
+     * bytes (a real parent answered a long chart's id cut inside "display_absolute") and passed
+     * through json_fix_string (quote to apostrophe, backslash to slash).
+     */
+    @Test
+    void theQueryIdIsCutAndFixedAsNetdatasBuffer() throws Exception {
+        String dims = "a%7C" + "x".repeat(300);
+        JsonNode r = query("chart=test.gaps&dimensions=" + dims + "&after=-10&points=10&options=jsonwrap");
+        String id = r.get("id").asText();
+        assertEquals(254, id.length(), id);
+        // Netdata keeps the dimensions as its pattern buffer holds them, each after a '|'
+        assertEquals("chart://host:h/instance:test.gaps/dimensions:|a|" + "x".repeat(254 - 48), id);
+        assertEquals(id, r.get("name").asText());
+        JsonNode odd = query("chart=test.gaps&dimensions=a%7C%22b%5Cc%22&after=-10&points=10&options=jsonwrap");
+        assertTrue(odd.get("id").asText().startsWith("chart://host:h/instance:test.gaps/dimensions:|a|'b/c'/after:-10/"),
+                odd.get("id").asText());
+    }
+
+    /**
+     * {@code google_json} with {@code jsonwrap}: Netdata 1.37.1 writes the wrapper's keys without
+     * quotes and its strings between apostrophes (as a real parent answered), the rows as before.
+     */
+    @Test
+    void theGoogleJsonWrapperHasBareKeysAndApostrophes() throws Exception {
+        String w = text("chart=test.gaps&dimensions=a&after=-10&points=2&options=jsonwrap%7Cgoogle_json");
+        assertTrue(w.startsWith("{\n   api: 1,\n   id: 'chart://host:h/instance:test.gaps/dimensions:|a/after:-10/before:0/"
+                + "points:2/group:average/options:jsonwrap,google_json',\n   name: 'chart://"), w);
+        assertTrue(w.contains(",\n   group: 'average',\n   options: 'jsonwrap,google_json,natural-points',\n"
+                + "   dimension_names: ['a'],\n   dimension_ids: ['a'],\n   functions: [],\n   latest_values: ["), w);
+        assertTrue(w.contains("\n   format: 'json',\n   db_points_per_tier: [ "), w);
+        assertTrue(w.contains("\n   result: {\n \"labels\": [\"time\",\"a\"],"), w);
+        assertTrue(w.matches("(?s).*\n min: [0-9.]+,\n max: [0-9.]+\n}\n"), w);
+        String csv = text("chart=test.gaps&dimensions=a&after=-10&points=2&format=csv&options=jsonwrap%7Cgoogle_json");
+        assertTrue(csv.contains("\n   result: 'time,a\\n"), csv);
+        assertTrue(csv.matches("(?s).*',\\n min: [0-9.]+,\n max: [0-9.]+\n}\n"), csv);
+    }
+
+    /**
+     * Netdata 1.37.1 writes a csv/tsv header only from the first shown dimension: without one (a
+     * percentage query whose pattern matches nothing), the line end alone.
+     */
+    @Test
+    void aTextFormatWithoutShownDimensionsHasAnEmptyHeader() throws Exception {
+        assertEquals("\r\n", text("chart=test.gaps&dimensions=no-such-dimension&after=-10&points=5&options=percentage&format=tsv"));
+        assertEquals("\r\n", text("chart=test.gaps&dimensions=no-such-dimension&after=-10&points=5&options=percentage&format=csv"));
+        assertEquals("\r\n\r\n", text("chart=test.gaps&dimensions=no-such-dimension&after=-10&points=5&options=percentage&format=markdown"));
+        assertTrue(text("chart=test.gaps&dimensions=a&after=-10&points=5&format=tsv").startsWith("time\ta\r\n"));
+    }
+
+    /**
+     * {@code dimensions=*} is a pattern to Netdata 1.37.1 (its "|*" is not the bare "*" it treats as
+     * none): every dimension it matches is selected and marked non-zero, hidden ones shown, so
+     * {@code nonzero} drops none (a real parent kept a disk's all-zero "reserved for root").
+     */
+    @Test
+    void aPatternMatchingEverythingSelectsEveryDimensionAsNetdata() throws Exception {
+        JsonNode r = query("chart=test.gaps&dimensions=*&after=-10&points=5&options=nonzero");
+        assertEquals("[\"time\",\"a\",\"zero\",\"hid\"]", r.get("labels").toString());
+        JsonNode none = query("chart=test.gaps&after=-10&points=5&options=nonzero");
+        assertEquals("[\"time\",\"a\"]", none.get("labels").toString());
+    }
+
     /** {@code all-dimensions}: the wrapper lists every dimension and chart of the target, as Netdata 1.37.1. */
     @Test
     void allDimensionsListsTheWholeTarget() throws Exception {

@@ -40,6 +40,21 @@ class TimeGroupingTest {
         assertEquals(100, row("countif", ">0.5", USER), 0);
     }
 
+    /**
+     * Netdata 1.37.1's min and max compare magnitudes ({@code fabsndd}): the max of a negated
+     * dimension (system.processes "blocked", stored as -1 and 0) is -1, as the Netdata parent answered.
+     */
+    @Test
+    void minAndMaxKeepTheValueOfTheSmallestAndLargestMagnitude() {
+        assertEquals(-1, row("max", null, 0, -1, 0), 0);
+        assertEquals(0, row("min", null, -1, 0, -2), 0);
+        assertEquals(-5, row("max", null, 3, -5, 4), 0);
+        assertEquals(3, row("min", null, 3, -5, 4), 0);
+        // the first of equal magnitudes stays
+        assertEquals(-2, row("max", null, -2, 2), 0);
+        assertEquals(2, row("min", null, 2, -2), 0);
+    }
+
     @Test
     void emptyRowsAreNaNAndSingleValuesAreThemselves() {
         for (String m : new String[] {"average", "min", "max", "sum", "incremental-sum", "median", "stddev", "cv",

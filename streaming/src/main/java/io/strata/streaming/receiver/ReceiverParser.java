@@ -141,8 +141,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         HostInfo known = knownHost(host.machineGuid());
         // A reconnecting host keeps the labels it had until it sends new ones.
         this.host = known != null && host.labels().isEmpty()
-                ? new HostInfo(host.machineGuid(), host.hostname(), host.os(), host.timezone(), host.updateEvery(),
-                known.labels())
+                ? host.withLabels(known.labels())
                 : host;
         metadata.upsertHost(this.host);
     }
@@ -695,8 +694,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     private void hostLabelsCommit() {
-        host = new HostInfo(host.machineGuid(), host.hostname(), host.os(), host.timezone(), host.updateEvery(),
-                pendingHostLabels);
+        host = host.withLabels(pendingHostLabels);
         pendingHostLabels.clear();
         metadata.upsertHost(host);
     }

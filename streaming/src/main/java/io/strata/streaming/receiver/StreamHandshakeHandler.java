@@ -19,6 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.strata.streaming.handshake.HandshakeReplies;
@@ -123,7 +125,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         long caps = d.negotiatedCaps();
         String who = remote + " host '" + LogText.escape(req.hostname()) + "'";
         HostInfo host = new HostInfo(guid, req.hostname(), req.os(), req.timezone(),
-                req.updateEvery() > 0 ? req.updateEvery() : 1, null);
+                req.updateEvery() > 0 ? req.updateEvery() : 1, null, storedSystemInfo(req));
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
                 ctx.channel(), Clocks.wallMillis());
         ParentCommands commands = new ParentCommands() {
@@ -235,5 +237,15 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             return a.getAddress().getHostAddress();
         }
         return String.valueOf(ctx.channel().remoteAddress());
+    }
+
+    /**
+     * The handshake's system facts under the names Netdata's receiver stores them on the host
+     * ({@code NETDATA_SYSTEM_OS_ID} becomes {@code NETDATA_HOST_OS_ID}): {@code info} answers from them.
+     */
+    static Map<String, String> storedSystemInfo(StreamRequest req) {
+        Map<String, String> stored = new LinkedHashMap<>();
+        req.systemInfo().forEach((name, value) -> stored.put(StreamRequest.storedSystemInfoName(name), value));
+        return stored;
     }
 }

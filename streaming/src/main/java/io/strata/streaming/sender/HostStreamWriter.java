@@ -14,7 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.IntUnaryOperator;
 import java.util.function.LongSupplier;
@@ -213,7 +212,7 @@ public final class HostStreamWriter {
             SenderWireFormat.claimedId(out, hostGuid.toString(), claimId);
         }
         if ((caps & CAP_HLABELS) != 0) {
-            for (Map.Entry<String, String> l : new TreeMap<>(host.labels()).entrySet()) {
+            for (Map.Entry<String, String> l : host.labels().entrySet()) {
                 SenderWireFormat.label(out, l.getKey(), labelSources.hostLabel(l.getKey()), l.getValue());
             }
             SenderWireFormat.overwriteLabels(out);
@@ -251,7 +250,7 @@ public final class HostStreamWriter {
                 chart.title(), chart.units(), chart.family(), chart.context(), chart.chartType(), chart.priority(),
                 chart.updateEvery(), chartOptions.applyAsInt(chartId), chart.plugin(), chart.module());
         if ((caps & CAP_CLABELS) != 0 && !chart.labels().isEmpty()) {
-            for (Map.Entry<String, String> l : new TreeMap<>(chart.labels()).entrySet()) {
+            for (Map.Entry<String, String> l : chart.labels().entrySet()) {
                 SenderWireFormat.chartLabel(out, l.getKey(), l.getValue(), labelSources.chartLabel(chart, l.getKey()));
             }
             SenderWireFormat.chartLabelCommit(out);

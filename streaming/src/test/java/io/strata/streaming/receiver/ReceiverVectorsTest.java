@@ -2,6 +2,7 @@ package io.strata.streaming.receiver;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
+import io.strata.engine.meta.HostInfo;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
@@ -20,7 +21,9 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -173,6 +176,19 @@ class ReceiverVectorsTest {
         Set<String> expected = charts(text);
         assertTrue(expected.size() > 200, "charts in the capture: " + expected.size());
         assertHostAndCharts("5b8185c0-e5a4-11f1-9d33-02fc00000001", "ndchild", expected);
+        HostInfo host = engine.metadata().host(engine.metadata().hostId(
+                UUID.fromString("5b8185c0-e5a4-11f1-9d33-02fc00000001")));
+        // the labels in the order the child sent them (Netdata lists them so)
+        List<String> sent = new ArrayList<>();
+        Matcher label = Pattern.compile("(?m)^LABEL \"([^\"]+)\" = ").matcher(text);
+        while (label.find() && !sent.contains(label.group(1))) {
+            sent.add(label.group(1));
+        }
+        assertEquals(sent, new ArrayList<>(host.labels().keySet()));
+        // the handshake's system facts, under the names Netdata's receiver stores them (info answers from them)
+        assertEquals("unknown", host.systemInfo().get("NETDATA_HOST_OS_ID"));
+        assertEquals("debian", host.systemInfo().get("NETDATA_CONTAINER_OS_ID"));
+        assertEquals("x86_64", host.systemInfo().get("NETDATA_SYSTEM_ARCHITECTURE"));
         // one REPLAY_CHART per chart definition end
         int ends = text.split("\nCHART_DEFINITION_END ", -1).length - 1;
         int replays = back.split("REPLAY_CHART \"", -1).length - 1;
