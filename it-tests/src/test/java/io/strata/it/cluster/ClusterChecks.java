@@ -25,23 +25,58 @@ final class ClusterChecks {
     /** Until the node has a value for every second of (from, until] of the host's chart. */
     static void waitForCatchUp(NodeProcess p, String host, String chart, long from, long until, Duration timeout)
             throws Exception {
+        waitForCatchUp(p, host, chart, from, until, null, timeout);
+    }
+
+    /**
+     * Until the node has a value for every second of (from, until] of the host's chart that
+     * {@code source} (the host's own rows of that chart and window, as {@link ClusterApi#perSecond}
+     * answers them) holds. A second the source itself lacks (a real Netdata collector that lost an
+     * iteration under load stores a gap) was never collected, so no parent can hold it: it is not
+     * waited for, and is named in the failure. {@code source} null: every second is waited for.
+     */
+    static void waitForCatchUp(NodeProcess p, String host, String chart, long from, long until, double[][] source,
+                               Duration timeout) throws Exception {
+        String missing = catchUp(p, host, chart, from, until, source, timeout);
+        if (missing != null) {
+            fail(p + " did not catch up with " + host + " (" + missing + ")\n" + p.tail(40));
+        }
+    }
+
+    /** {@link #waitForCatchUp}'s wait: null once caught up, else what is still missing at the deadline. */
+    static String catchUp(ClusterApi.Fetcher node, String host, String chart, long from, long until,
+                          double[][] source, Duration timeout) throws Exception {
+        java.util.Map<Long, double[]> sourceByTime = new java.util.HashMap<>();
+        StringBuilder sourceGaps = new StringBuilder();
+        if (source != null) {
+            for (double[] r : source) {
+                sourceByTime.put((long) r[0], r);
+                for (int j = 1; j < r.length; j++) {
+                    if (Double.isNaN(r[j])) {
+                        sourceGaps.append(' ').append((long) r[0]).append('/').append(j);
+                    }
+                }
+            }
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         String missing = "";
-        while (System.nanoTime() < deadline) {
+        do {
             try {
-                double[][] rows = ClusterApi.perSecond(p, host, chart, from, until);
+                double[][] rows = ClusterApi.perSecond(node, host, chart, from, until);
                 int gaps = 0;
                 StringBuilder at = new StringBuilder();
                 for (double[] r : rows) {
+                    double[] s = sourceByTime.get((long) r[0]);
                     for (int j = 1; j < r.length; j++) {
-                        if (Double.isNaN(r[j])) {
+                        boolean sourceHasIt = source == null || (s != null && j < s.length && !Double.isNaN(s[j]));
+                        if (Double.isNaN(r[j]) && sourceHasIt) {
                             gaps++;
                             at.append(' ').append((long) r[0]).append('/').append(j);
                         }
                     }
                 }
                 if (rows.length >= until - from && gaps == 0) {
-                    return;
+                    return null;
                 }
                 missing = rows.length + " rows of " + (until - from) + " in (" + from + ", " + until + "], " + gaps
                         + " empty values (time/column:" + at + ")";
@@ -49,8 +84,46 @@ final class ClusterChecks {
                 missing = e.toString();
             }
             Thread.sleep(500);
+        } while (System.nanoTime() < deadline);
+        return missing + (source == null ? "" : "; not waited for, the source's own gaps (time/column):" + sourceGaps);
+    }
+
+    /**
+     * Until {@code got} answers what {@link #same} accepts, or {@code deadline} (a {@link System#nanoTime}
+     * instant) passes; then {@link #same} judges the last answer. For a replica still being filled
+     * (replication of the other charts may lag behind the one waited on): it waits for the values,
+     * it does not excuse any.
+     */
+    static int waitForSame(String what, double[][] truth, ClusterApi.Fetcher replica, String host, String chart,
+                           long from, long until, long deadline, boolean truthMayHaveGaps) throws Exception {
+        double[][] got = ClusterApi.perSecond(replica, host, chart, from, until);
+        while (!equal(truth, got, truthMayHaveGaps) && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            got = ClusterApi.perSecond(replica, host, chart, from, until);
         }
-        fail(p + " did not catch up with " + host + " (" + missing + ")\n" + p.tail(40));
+        return same(what, truth, got, truthMayHaveGaps);
+    }
+
+    /** What {@link #same} checks, without failing. */
+    private static boolean equal(double[][] truth, double[][] got, boolean truthMayHaveGaps) {
+        java.util.Map<Long, double[]> byTime = new java.util.HashMap<>();
+        for (double[] r : got) {
+            byTime.put((long) r[0], r);
+        }
+        for (double[] t : truth) {
+            double[] row = byTime.get((long) t[0]);
+            for (int j = 1; j < t.length; j++) {
+                if (Double.isNaN(t[j]) && truthMayHaveGaps) {
+                    continue;
+                }
+                double g = row == null || j >= row.length ? Double.NaN : row[j];
+                double tol = Math.max(1e-9, Math.abs(t[j]) * 1e-6);
+                if (Double.isNaN(t[j]) || Double.isNaN(g) || Math.abs(t[j] - g) > tol) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** Returns the values compared. */
