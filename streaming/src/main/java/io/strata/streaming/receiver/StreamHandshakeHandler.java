@@ -119,6 +119,16 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, d.reply(), rest, more);
             return;
         }
+        if (rc.registry().refuseHandedOver(req.machineGuid(), req.hops())) {
+            // this parent just handed the host's direct stream over to its peers (PeerHandOver): the
+            // host moves on to its next parent, which forwards it here in time order
+            rc.stats().connectionsRefused.increment();
+            logRefusal(ctx, "stream refused: handed over", "refused stream of host '"
+                    + LogText.escape(req.hostname()) + "' (" + LogText.escape(req.machineGuid()) + ") once as"
+                    + " already streaming: it was just handed over to the peers, which forward it here");
+            refuse(ctx, HandshakeReplies.refusal(HandshakeReplies.Kind.ALREADY_STREAMING), rest, more);
+            return;
+        }
         UUID guid = UUID.fromString(req.machineGuid());
         long caps = d.negotiatedCaps();
         String who = remote + " host '" + LogText.escape(req.hostname()) + "'";
@@ -126,10 +136,14 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
                 req.updateEvery() > 0 ? req.updateEvery() : 1, null);
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
                 ctx.channel(), Clocks.wallMillis());
-        ParentCommands commands = line -> {
+        ParentCommands direct = line -> {
             rc.stats().bytesSent.add(line.length());
             ctx.channel().writeAndFlush(Unpooled.copiedBuffer(line, StandardCharsets.UTF_8));
         };
+        PeerHandOver handOver = PeerHandOver.forStream(rc.registry(), req.machineGuid(), req.hops(),
+                d.settings().proxyEnabled(), who);
+        ParentCommands commands = handOver.commands(direct, ctx.channel(), rc.registry().peerLookup(),
+                d.settings().proxyDestination());
         ReceiverReplication planner = rc.replication().forStream(d.settings());
         ReceiverParser parser;
         try {
@@ -144,6 +158,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         active.parser = parser;
+        parser.handOver(handOver);
         ReceivedStreamListener.Observer observer;
         try {
             observer = rc.listener().accepted(new ReceivedStreamView(parser, guid, req, d.settings(), caps,
