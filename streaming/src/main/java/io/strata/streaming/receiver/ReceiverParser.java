@@ -517,13 +517,16 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         long childFirst = n > 1 ? AsciiNumbers.parseLongC(b, words.start(1), words.end(1)) : 0;
         long childLast = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
         long parentLast = lastStoredTime(c);
-        if (handOver.retentionStartsAfter(parentLast, childFirst)) {
+        long nowSeconds = nowMicros.getAsLong() / 1_000_000L;
+        // a chart the host stored nothing of yet (0 0): its retention starts now
+        long hostFirst = childFirst > 0 ? childFirst : nowSeconds;
+        if (handOver.retentionStartsAfter(parentLast, hostFirst)) {
             throw new StreamHandedOverException("chart '" + c.info.id() + "': the host's retention starts at "
-                    + childFirst + ", after the newest second held here (" + parentLast + "): handing the host"
+                    + hostFirst + ", after the newest second held here (" + parentLast + "): handing the host"
                     + " over to the peers that may hold the seconds between (line " + lineNumber + ")");
         }
         ReceiverReplication.Request r = c.replication.definitionEnded(parentLast, childFirst, childLast,
-                c.dimensionCount(), nowMicros.getAsLong() / 1_000_000L);
+                c.dimensionCount(), nowSeconds);
         c.replayCoveredTo = 0;
         sendReplicationRequest(c, r, childFirst, childLast);
     }

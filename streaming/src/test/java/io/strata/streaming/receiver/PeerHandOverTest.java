@@ -209,6 +209,18 @@ class PeerHandOverTest {
     }
 
     @Test
+    void aHostThatStoredNothingYetCannotSendWhatThePeersHoldEither() throws Exception {
+        // the host just came back and lost everything: its chart is defined empty (0 0 now)
+        ReceiverContext rc = restart(T - 10);
+        EmbeddedChannel ch = connect(rc, 1, new StringBuilder());
+        send(ch, "CHART \"" + CHART + "\" \"\" \"t\" \"u\" \"f\" \"" + CHART + "\" \"line\" 1 1 \"\" \"p\" \"m\"\n"
+                + "DIMENSION \"x\" \"x\" \"absolute\" 1 1 \"\"\nCHART_DEFINITION_END 0 0 " + T + "\n");
+        assertFalse(ch.isActive(), "the stream was not handed over");
+        assertFalse(outbound(ch).contains("REPLAY_CHART"), "the host was asked");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void aHostNoPeerHoldsIsReplicatedAsItComes() throws Exception {
         ReceiverContext rc = restart(-1);
         EmbeddedChannel ch = connect(rc, 1, new StringBuilder());
