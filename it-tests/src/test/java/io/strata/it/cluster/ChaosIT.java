@@ -15,8 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the same queries compared byte for byte. The default seed, 976, draws SIGKILL and restart of
  * a parent and of a child, SIGSTOP/SIGCONT of parents, a parent's disk filled, a parent restarted
  * with an empty disk, and partitions from everyone and from peers (when the machine allows
- * namespaces); it draws no clock shift and no SIGKILL of a child while the first parent it lists is
- * out, which open findings turn into differences between parents (docs/chaos.md, "Open findings").
+ * namespaces); it draws no clock shift, which an open finding turns into differences between parents
+ * (docs/chaos.md, "Open findings"), and no SIGKILL of a child while the first parent it lists is out
+ * (once a finding, now played by ParentBackWhileChildLostItsMemoryIT).
  * {@code -Dstrata.chaos.minutes=N}, {@code -Dstrata.chaos.seed=S}, {@code -Dstrata.chaos.children=C},
  * {@code -Dstrata.chaos.netdata=true} (the last child a real Netdata 1.37.1 when installed).
  */

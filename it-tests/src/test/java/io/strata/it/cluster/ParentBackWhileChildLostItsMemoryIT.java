@@ -1,6 +1,5 @@
 package io.strata.it.cluster;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -14,20 +13,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * moves to parent-b, which holds the seconds of parent-a's absence; the child is killed (its own
  * engine loses what it held in memory, those seconds among them); parent-a comes back, then the
  * child, which streams to parent-a first (its first destination). parent-a asks only the child for
- * what it lacks, the child no longer has it, and parent-b's copy never reaches parent-a: the two
- * parents differ for good. Runs with {@code -Dstrata.it.openDefects=true} until the fix (in the
- * receiver's gap filling: a parent should also be refilled from a peer that holds more).
+ * what it lacks, the child no longer has it. parent-a, which has no caught-up stream of the child since
+ * it started, stores nothing after the hole in the child's answer and hands the child over to its
+ * peer (docs/replication.md, "A parent refilled from its peers"): the child moves to parent-b, which
+ * forwards it to parent-a, which gets the hole from parent-b in time order.
  */
 class ParentBackWhileChildLostItsMemoryIT {
 
     @Test
     void aParentBackWhileTheChildLostSecondsFromItsMemoryGetsThemFromItsPeer() throws Exception {
-        boolean enabled = Boolean.getBoolean("strata.it.openDefects");
-        if (!enabled) {
-            System.out.println("SKIPPED: reproduces an open defect (a parent is refilled only from the node that"
-                    + " sends it the host); runs with -Dstrata.it.openDefects=true");
-        }
-        Assumptions.assumeTrue(enabled, "an open defect's reproducer: -Dstrata.it.openDefects=true");
         Path tmp = ClusterLayout.runDirectory("ParentBackWhileChildLostItsMemoryIT");
         int pa = ClusterLayout.freePort();
         int pb = ClusterLayout.freePort();

@@ -13,6 +13,8 @@ import io.strata.streaming.receiver.ReceiverContext;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverRegistry;
 import io.strata.streaming.receiver.ReceiverStats;
+import io.strata.streaming.receiver.HttpPeerLookup;
+import java.time.Duration;
 import io.strata.streaming.server.HttpPipelineInstaller;
 import io.strata.streaming.server.StreamServer;
 import org.slf4j.Logger;
@@ -70,6 +72,7 @@ public final class StrataNode implements Closeable {
     private final ScheduledExecutorService housekeeping;
     private final List<Closeable> roles = new ArrayList<>();
     private final Forwarding forwarding;
+    private final HttpPeerLookup peerLookup;
     private final PrometheusMeterRegistry meters;
     private final NodeMeters nodeMeters;
     private final StreamAuthorizer authorizer;
@@ -83,6 +86,10 @@ public final class StrataNode implements Closeable {
                 PARENT_CAPABILITIES, machineGuid.toString(), config.acceptStreamEverySeconds());
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
                 stats, ReceiverContext.wallClockMicros(), receiveTimeoutSeconds(config), null);
+        // a parent back without the seconds a host lost asks its peers (their query API) what they hold
+        // of the host before it replicates it (docs/replication.md, "A parent refilled from its peers")
+        this.peerLookup = new HttpPeerLookup(Duration.ofSeconds(2), config.stream().sender().defaultPort());
+        rc.registry().setPeerLookup(peerLookup);
         // received hosts whose API-key or machine-GUID section enables the proxy go on to its destination
         this.forwarding = new Forwarding(engine, config.stream().sender());
         // gap filling of every received stream: the replication module's planner, as stream.conf says
@@ -361,6 +368,7 @@ public final class StrataNode implements Closeable {
         }
         forwarding.close();
         server.close();
+        peerLookup.close();
         // A metadata sync in progress is let finish: an interrupt inside a FileChannel call
         // closes the channel for every thread, and the engine's last flush then fails on the
         // metadata log (the pages it closes with are not written).

@@ -34,6 +34,11 @@ final class ReceivedChart {
     long replayPointStart;
     long replayPointEnd;
     boolean replayPointOpen;
+    /**
+     * Replication: the newest second the replay answers of this stream covered so far (the
+     * request's start, then each replayed point), checked for holes; 0 when not checked.
+     */
+    long replayCoveredTo;
     /** Replication: where the chart's steps are (the replication module's state). */
     final ReceiverReplication.ChartReplication replication;
     long replayedPoints;

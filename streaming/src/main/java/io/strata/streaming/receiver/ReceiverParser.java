@@ -98,6 +98,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     /** The charts by engine chart id (sparse: the engine's ids span every host). */
     private ReceivedChart[] byChartId = new ReceivedChart[16];
     private ReceivedStreamListener.Observer observer = ReceivedStreamListener.Observer.NONE;
+    private PeerHandOver handOver = PeerHandOver.NEVER;
     /** The chart of the latest CHART, BEGIN or RBEGIN: DIMENSION, CLABEL, SET, RSET apply to it. */
     private ReceivedChart current;
 
@@ -235,6 +236,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     ReceivedStreamListener.Observer observer() {
         return observer;
+    }
+
+    /** Whether a hole in the host's replay answers hands its stream over to the peers. Event loop only. */
+    void handOver(PeerHandOver h) {
+        this.handOver = h == null ? PeerHandOver.NEVER : h;
     }
 
     /** The chart of an engine chart id if this stream defined it, else null. */
@@ -622,13 +628,29 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         ReceivedChart c = requireChart("CHART_DEFINITION_END", b, s, e);
         long childFirst = n > 1 ? AsciiNumbers.parseLongC(b, words.start(1), words.end(1)) : 0;
         long childLast = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
-        ReceiverReplication.Request r = c.replication.definitionEnded(lastStoredTime(c), childFirst, childLast,
-                c.dimensionCount(), nowMicros.getAsLong() / 1_000_000L);
-        sendReplicationRequest(c, r, childLast);
+        long parentLast = lastStoredTime(c);
+        long nowSeconds = nowMicros.getAsLong() / 1_000_000L;
+        // a chart the host stored nothing of yet (0 0): its retention starts now
+        long hostFirst = childFirst > 0 ? childFirst : nowSeconds;
+        if (handOver.retentionStartsAfter(parentLast, hostFirst)) {
+            throw new StreamHandedOverException("chart '" + c.info.id() + "': the host's retention starts at "
+                    + hostFirst + ", after the newest second held here (" + parentLast + "): handing the host"
+                    + " over to the peers that may hold the seconds between (line " + lineNumber + ")");
+        }
+        ReceiverReplication.Request r = c.replication.definitionEnded(parentLast, childFirst, childLast,
+                c.dimensionCount(), nowSeconds);
+        c.replayCoveredTo = 0;
+        sendReplicationRequest(c, r, childFirst, childLast);
     }
 
-    private void sendReplicationRequest(ReceivedChart c, ReceiverReplication.Request r, long childLast) {
+    private void sendReplicationRequest(ReceivedChart c, ReceiverReplication.Request r, long childFirst,
+                                        long childLast) {
         c.replicating = true;
+        if (c.replayCoveredTo == 0 && r.after() > 0 && r.before() > 0) {
+            // the answer's first point is expected right after the request's start (or after the
+            // child's first second, from which a 1.37.1 child answers): later, the child lacks it
+            c.replayCoveredTo = Math.max(r.after(), childFirst);
+        }
         if (!commands.writable()) {
             // a child that does not read: the request waits in its chart (one per chart, the latest)
             if (c.deferredRequest == null) {
@@ -799,6 +821,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
                     || endT > 0xFFFF_FFFFL - 86_400) {
                 throw error("RBEGIN with an impossible time range", b, s, e);
             }
+            if (c.replayCoveredTo > 0) {
+                checkForHole(c, endT, b, s, e);
+            }
             c.replayPointStart = start;
             c.replayPointEnd = endT;
             c.replayPointOpen = true;
@@ -807,6 +832,25 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             c.replayPointOpen = false;
             c.collector.replayBeginUntimed();
         }
+    }
+
+    /**
+     * A replayed point at {@code pointTime} after the seconds the answers covered: if slots are
+     * missing in between, the child lacks them; the stream may be handed over to the peers before
+     * anything after the hole is stored (the engine could never put the hole's points behind it).
+     */
+    private void checkForHole(ReceivedChart c, long pointTime, byte[] b, int s, int e)
+            throws StreamProtocolException {
+        long ue = Math.max(1, c.info.updateEvery());
+        long covered = c.replayCoveredTo;
+        if (pointTime - covered > (PeerHandOver.MIN_MISSING_SLOTS + 1) * ue - 1
+                && handOver.holeInAnswer(covered + 1, pointTime - ue)) {
+            throw new StreamHandedOverException("the replay of chart '" + c.info.id() + "' lacks "
+                    + (covered + 1) + ".." + (pointTime - ue) + " (" + (pointTime - ue - covered) + " s) and"
+                    + " nothing of it is stored here: handing the host over to the peers that may hold it"
+                    + " (line " + lineNumber + ")");
+        }
+        c.replayCoveredTo = Math.max(covered, pointTime);
     }
 
     private void replaySet(byte[] b, int s, int e, int n) throws StreamProtocolException {
@@ -988,19 +1032,24 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         long childLast = AsciiNumbers.parseLongC(b, words.start(3), words.end(3));
         boolean start = is(b, words.start(4), words.end(4), W_TRUE);
         long before = AsciiNumbers.parseLongC(b, words.start(6), words.end(6));
+        if (start && c.replayCoveredTo > 0) {
+            // live data follows: an answer that ended well before its window's end skipped the rest
+            checkForHole(c, before, b, s, e);
+        }
         c.replayPointOpen = false;
         int ue = childUpdateEvery > 0 && childUpdateEvery <= 86_400 ? (int) childUpdateEvery : c.info.updateEvery();
         c.collector.replayEnd(start, ue);
         LOG.debug("{} {}: REND start={} child last={} before={}", host.hostname(), c.info.id(), start, childLast, before);
         if (start) {
             c.replicating = false;
+            c.replayCoveredTo = 0;
             observer.chartReplicationFinished(c.chartId);
             return;
         }
         // the child did not start streaming: replication says what to ask next
         ReceiverReplication.Request r = c.replication.stepEnded(before, lastStoredTime(c), childFirst, childLast,
                 c.dimensionCount(), nowMicros.getAsLong() / 1_000_000L);
-        sendReplicationRequest(c, r, childLast);
+        sendReplicationRequest(c, r, childFirst, childLast);
     }
 
     // ---------------------------------------------------------------- helpers

@@ -3,14 +3,21 @@ package io.strata.streaming.receiver;
 import io.netty.channel.Channel;
 import io.strata.streaming.auth.StreamAuthorizer;
 
+import io.strata.engine.time.Clocks;
+
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 
 /**
  * The streams a parent is receiving, by machine GUID: a second connection of a host that still
  * sends data is refused ("already streaming"), one whose old connection went quiet, or that comes
  * from closer to the host (fewer hops than a forwarded one), replaces it.
+ *
+ * <p>It also remembers, per host, when its latest stream that had caught up (every chart live)
+ * ended, and whether this parent handed the host's direct stream over to its peers
+ * ({@link PeerHandOver}, docs/replication.md "A parent refilled from its peers").
  */
 public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
 
@@ -56,9 +63,45 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
         }
     }
 
+    /** What this parent remembers of a host between its streams. */
+    private static final class HostRecord {
+        /** Wall second at which the host's latest caught-up stream ended; -1: none since start. */
+        volatile long caughtUpEndSecond = -1;
+        /** Wall millis of the latest hand-over of the host's direct stream; -1: none. */
+        volatile long handedOverMillis = -1;
+        /** The host's next direct stream is refused until then (one shot); 0: not refused. */
+        volatile long refuseDirectUntilMillis;
+    }
+
     private final Map<String, Active> byGuid = new ConcurrentHashMap<>();
+    private final Map<String, HostRecord> records = new ConcurrentHashMap<>();
+    private final LongSupplier wallMillis;
+    private volatile PeerLookup peerLookup = PeerLookup.NONE;
     /** While set, no receiver reads from its socket: TCP pushes back and the children buffer. */
     private volatile boolean readingPaused;
+
+    public ReceiverRegistry() {
+        this(Clocks::wallMillis);
+    }
+
+    /** With the wall clock given (tests move it). */
+    public ReceiverRegistry(LongSupplier wallMillis) {
+        this.wallMillis = wallMillis;
+    }
+
+    /** How a stream's {@link PeerHandOver} asks this parent's peers what they hold of a host. */
+    public void setPeerLookup(PeerLookup lookup) {
+        this.peerLookup = lookup == null ? PeerLookup.NONE : lookup;
+    }
+
+    public PeerLookup peerLookup() {
+        return peerLookup;
+    }
+
+    /** The wall clock this registry reads. */
+    public long wallMillis() {
+        return wallMillis.getAsLong();
+    }
 
     @Override
     public long lastDataMillis(String machineGuid) {
@@ -77,6 +120,7 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
         Active fresh = new Active(channel, hostname, hops, now);
         Active old = byGuid.put(key(machineGuid), fresh);
         if (old != null && old.channel != channel) {
+            recordEnd(machineGuid, old);
             old.channel.close();
         }
         if (readingPaused) {
@@ -86,7 +130,65 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
     }
 
     void unregister(String machineGuid, Active a) {
-        byGuid.remove(key(machineGuid), a);
+        if (byGuid.remove(key(machineGuid), a)) {
+            recordEnd(machineGuid, a);
+        }
+    }
+
+    /** A stream ends: if every chart of it was live, this parent held the host up to now. */
+    private void recordEnd(String machineGuid, Active a) {
+        ReceiverParser p = a.parser;
+        if (p != null && p.chartCount() > 0 && p.chartsReplicatingFromAnyThread() == 0) {
+            record(machineGuid).caughtUpEndSecond = wallMillis.getAsLong() / 1000;
+        }
+    }
+
+    private HostRecord record(String machineGuid) {
+        return records.computeIfAbsent(key(machineGuid), k -> new HostRecord());
+    }
+
+    /**
+     * The wall second at which the host's latest stream that had caught up (every chart live)
+     * ended, -1 when none did since this process started.
+     */
+    public long caughtUpEndSecond(String machineGuid) {
+        HostRecord r = records.get(key(machineGuid));
+        return r == null ? -1 : r.caughtUpEndSecond;
+    }
+
+    /** Wall millis of the host's latest hand-over to the peers, -1 when none. */
+    public long handedOverMillis(String machineGuid) {
+        HostRecord r = records.get(key(machineGuid));
+        return r == null ? -1 : r.handedOverMillis;
+    }
+
+    /**
+     * Records that the host's direct stream is being handed over to the peers: its next direct
+     * stream (hops 1) within {@code refuseForMillis} is refused once as "already streaming".
+     */
+    void handOver(String machineGuid, long refuseForMillis) {
+        HostRecord r = record(machineGuid);
+        long now = wallMillis.getAsLong();
+        r.handedOverMillis = now;
+        r.refuseDirectUntilMillis = now + refuseForMillis;
+    }
+
+    /**
+     * True (once) when a stream of the host with these {@code hops} must be refused because its
+     * direct stream was just handed over to the peers; a forwarded copy (hops above 1) is never
+     * refused by this.
+     */
+    public boolean refuseHandedOver(String machineGuid, int hops) {
+        if (hops > 1) {
+            return false;
+        }
+        HostRecord r = records.get(key(machineGuid));
+        if (r == null || r.refuseDirectUntilMillis == 0) {
+            return false;
+        }
+        boolean refuse = wallMillis.getAsLong() < r.refuseDirectUntilMillis;
+        r.refuseDirectUntilMillis = 0;
+        return refuse;
     }
 
     /**

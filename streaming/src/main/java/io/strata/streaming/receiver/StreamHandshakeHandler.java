@@ -121,6 +121,16 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, d.reply(), rest, more);
             return;
         }
+        if (rc.registry().refuseHandedOver(req.machineGuid(), req.hops())) {
+            // this parent just handed the host's direct stream over to its peers (PeerHandOver): the
+            // host moves on to its next parent, which forwards it here in time order
+            rc.stats().connectionsRefused.increment();
+            logRefusal(ctx, "stream refused: handed over", "refused stream of host '"
+                    + LogText.escape(req.hostname()) + "' (" + LogText.escape(req.machineGuid()) + ") once as"
+                    + " already streaming: it was just handed over to the peers, which forward it here");
+            refuse(ctx, HandshakeReplies.refusal(HandshakeReplies.Kind.ALREADY_STREAMING), rest, more);
+            return;
+        }
         UUID guid = UUID.fromString(req.machineGuid());
         long caps = d.negotiatedCaps();
         String who = remote + " host '" + LogText.escape(req.hostname()) + "'";
@@ -128,7 +138,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
                 req.updateEvery() > 0 ? req.updateEvery() : 1, null, storedSystemInfo(req));
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
                 ctx.channel(), Clocks.wallMillis());
-        ParentCommands commands = new ParentCommands() {
+        ParentCommands direct = new ParentCommands() {
             @Override
             public void send(String line) {
                 rc.stats().bytesSent.add(line.length());
@@ -141,6 +151,10 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
                 return ctx.channel().isWritable();
             }
         };
+        PeerHandOver handOver = PeerHandOver.forStream(rc.registry(), req.machineGuid(), req.hops(),
+                d.settings().proxyEnabled(), who);
+        ParentCommands commands = handOver.commands(direct, ctx.channel(), rc.registry().peerLookup(),
+                d.settings().proxyDestination());
         ReceiverReplication planner = rc.replication().forStream(d.settings());
         // stream.conf's totals for this host (its GUID section, else its key's, else [stream])
         ReceiverLimits limits = rc.limits().withHostTotals(d.settings().maxChartsPerHost(),
@@ -158,6 +172,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         active.parser = parser;
+        parser.handOver(handOver);
         ReceivedStreamListener.Observer observer;
         try {
             observer = rc.listener().accepted(new ReceivedStreamView(parser, guid, req, d.settings(), caps,

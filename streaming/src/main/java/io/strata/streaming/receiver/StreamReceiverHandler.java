@@ -67,6 +67,10 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
                 LOG.info("{}: the child sent DISABLE; closing its stream", who);
                 close(ctx);
             }
+        } catch (StreamHandedOverException e) {
+            LOG.info("{}: {}", who, e.getMessage());
+            closeReason = "handed over to the peers";
+            close(ctx);
         } catch (StreamProtocolException e) {
             protocolError(ctx, e.getMessage());
         } catch (RuntimeException e) {
