@@ -176,10 +176,8 @@ public final class StrataNode implements Closeable {
             // DELETE /api/v1/manage/host: never a host streaming now; its place under its API key is freed
             ApiServices.of(api).hostRemoval(node::removeHost);
         }
-        if (gzipGroup != null) {
-            EventExecutorGroup g = gzipGroup;
-            node.roles.add(() -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS));
-        }
+        // stopped after the port's connections are closed (close()): their handlers run on it
+        node.gzipGroup = gzipGroup;
         try {
             for (Listener l : config.web().listeners()) {
                 node.listening.add(node.server.bind(l));
@@ -352,6 +350,9 @@ public final class StrataNode implements Closeable {
         return meters;
     }
 
+    /** The HTTP answers' gzip executors (null without the query API); stopped after the port's connections. */
+    private EventExecutorGroup gzipGroup;
+
     /** The bound addresses, in the order of {@code [web] bind to}. */
     public List<InetSocketAddress> listening() {
         return List.copyOf(listening);
@@ -368,6 +369,9 @@ public final class StrataNode implements Closeable {
         }
         forwarding.close();
         server.close();
+        if (gzipGroup != null) {
+            gzipGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
         peerLookup.close();
         // A metadata sync in progress is let finish: an interrupt inside a FileChannel call
         // closes the channel for every thread, and the engine's last flush then fails on the

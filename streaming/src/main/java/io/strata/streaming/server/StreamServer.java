@@ -123,6 +123,9 @@ public final class StreamServer implements Closeable {
         return receivers;
     }
 
+    /** How long the worker loops wait for tasks to stop coming before they stop (see {@link #close}). */
+    static final long QUIET_PERIOD_MILLIS = 200;
+
     @Override
     public void close() {
         for (Channel c : bound) {
@@ -131,6 +134,10 @@ public final class StreamServer implements Closeable {
         // no new connection comes now that the listeners are closed
         accepted.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        // a short quiet period: the closed connections' pipelines are torn down in hops between the
+        // worker loops and the executors of their handlers (the HTTP answers' gzip), which a loop
+        // that stops at once would refuse (a stack trace in the log of every normal stop)
+        workers.shutdownGracefully(QUIET_PERIOD_MILLIS, 2_000, TimeUnit.MILLISECONDS).awaitUninterruptibly(5,
+                TimeUnit.SECONDS);
     }
 }
