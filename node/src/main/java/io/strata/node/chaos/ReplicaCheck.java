@@ -182,7 +182,14 @@ final class ReplicaCheck {
             throws InterruptedException {
         for (String q : List.of("&points=" + Math.min(before - after, 600) + "&format=json",
                 "&points=20&format=csv&group=max", "&points=10&format=datatable&options=percentage")) {
-            String path = "/host/" + host + "/api/v1/data?chart=" + chart + "&after=" + after + "&before=" + before + q;
+            // A grouped query's rows are aligned to its group (as Netdata aligns them): its last row
+            // reaches up to a group past `before`, into seconds still arriving on a parent that is
+            // catching up, and its first row a group before `after`. The grouped queries ask for a
+            // window a group inside the checked one, so that every row they answer is settled.
+            int points = Integer.parseInt(q.substring("&points=".length(), q.indexOf('&', 1)));
+            long inset = points >= before - after ? 0 : (before - after + points - 1) / points + 1;
+            String path = "/host/" + host + "/api/v1/data?chart=" + chart + "&after=" + (after + inset)
+                    + "&before=" + (before - inset) + q;
             String firstBody = null;
             String firstName = null;
             for (ChaosNode p : cluster.parents) {
