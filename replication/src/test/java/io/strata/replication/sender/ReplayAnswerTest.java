@@ -1,5 +1,7 @@
 package io.strata.replication.sender;
 
+import static io.strata.streaming.sender.SystemCpuReplayCapture.*;
+import io.strata.streaming.sender.SystemCpuReplayCapture.Capture;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.strata.engine.EngineConfig;
@@ -17,12 +19,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +31,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -41,13 +39,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the answer must be the captured one, byte for byte.
  */
 class ReplayAnswerTest {
-
-    private static final UUID CHILD = UUID.fromString("5b8185c0-e5a4-11f1-9d33-02fc00000001");
-    private static final long CAPS_1_37_1 = 15296; // VCAPS HLABELS CLAIM CLABELS FUNCTIONS REPLICATION BINARY
-    private static final long FIRST = 1795263063L;
-    private static final long NOW = 1795263131L;
-    private static final String[] CPU_DIMS = {"guest_nice", "guest", "steal", "softirq", "irq", "user", "system",
-            "nice", "iowait", "idle"};
 
     @TempDir
     Path dir;
@@ -62,118 +53,6 @@ class ReplayAnswerTest {
     void close() throws IOException {
         if (engine != null) {
             engine.close();
-        }
-    }
-
-    private static String text(ByteBuf b) {
-        try {
-            return b.toString(StandardCharsets.UTF_8);
-        } finally {
-            b.release();
-        }
-    }
-
-    /** The captured replication answer, parsed: point end time -> values in dimension order. */
-    private record Capture(TreeMap<Long, double[]> points, long[][] dimState, double[][] dimValues,
-                           long chartCollectedUt, long chartUpdatedUt) {
-    }
-
-    private static Capture capture() throws IOException {
-        TreeMap<Long, double[]> points = new TreeMap<>();
-        long[][] state = new long[CPU_DIMS.length][];
-        double[][] values = new double[CPU_DIMS.length][];
-        long collected = 0;
-        long updated = 0;
-        double[] cur = null;
-        List<String> dims = List.of(CPU_DIMS);
-        for (String line : VectorLines.lines("conn3-system-cpu-replay.txt")) {
-            List<String> w = VectorLines.words(line);
-            switch (w.get(0)) {
-                case "RBEGIN" -> {
-                    if (w.size() == 5) {
-                        cur = new double[CPU_DIMS.length];
-                        points.put(Long.parseLong(w.get(3)), cur);
-                    }
-                }
-                case "RSET" -> cur[dims.indexOf(w.get(1))] = Double.parseDouble(w.get(2));
-                case "RDSTATE" -> {
-                    int i = dims.indexOf(w.get(1));
-                    state[i] = new long[] {Long.parseLong(w.get(2)), Long.parseLong(w.get(3))};
-                    values[i] = new double[] {Double.parseDouble(w.get(4)), Double.parseDouble(w.get(5))};
-                }
-                case "RSSTATE" -> {
-                    collected = Long.parseLong(w.get(1));
-                    updated = Long.parseLong(w.get(2));
-                }
-                default -> { }
-            }
-        }
-        return new Capture(points, state, values, collected, updated);
-    }
-
-    private static HostStreamWriter.CollectionState state(Capture c) {
-        return new HostStreamWriter.CollectionState() {
-            @Override
-            public long lastCollectedUt(int chartId, int dimIndex) {
-                return c.dimState()[dimIndex][0];
-            }
-
-            @Override
-            public long lastCollectedValue(int chartId, int dimIndex) {
-                return c.dimState()[dimIndex][1];
-            }
-
-            @Override
-            public double lastCalculatedValue(int chartId, int dimIndex) {
-                return c.dimValues()[dimIndex][0];
-            }
-
-            @Override
-            public double lastStoredValue(int chartId, int dimIndex) {
-                return c.dimValues()[dimIndex][1];
-            }
-
-            @Override
-            public long chartLastCollectedUt(int chartId) {
-                return c.chartCollectedUt();
-            }
-
-            @Override
-            public long chartLastUpdatedUt(int chartId) {
-                return c.chartUpdatedUt();
-            }
-        };
-    }
-
-    /** Defines the capture's host and system.cpu; returns the chart id. */
-    private int defineSystemCpu(StorageEngine e) throws IOException {
-        Map<String, String> labels = new LinkedHashMap<>();
-        for (String line : VectorLines.lines("child-preamble.txt")) {
-            List<String> w = VectorLines.words(line);
-            if (w.get(0).equals("LABEL")) {
-                labels.put(w.get(1), w.get(3));
-            }
-        }
-        e.metadata().upsertHost(new HostInfo(CHILD, "ndchild", "linux", "Etc/UTC", 1, labels));
-        int chart = e.metadata().upsertChart(new ChartInfo(CHILD, "system.cpu", "system.cpu", "Total CPU utilization",
-                "percentage", "cpu", "system.cpu", "stacked", 100, 1, "proc.plugin", "/proc/stat",
-                Map.of("_collect_plugin", "proc.plugin", "_collect_module", "/proc/stat")));
-        for (String d : CPU_DIMS) {
-            e.metadata().upsertDimension(new DimensionInfo(CHILD, "system.cpu", d, d, "percentage-of-incremental-row",
-                    1, 1, d.equals("idle") ? DimensionInfo.FLAG_HIDDEN : 0));
-        }
-        return chart;
-    }
-
-    /** Stores points from FIRST (values before the gap are made up) and the captured ones after it. */
-    private void storeSystemCpu(StorageEngine e, int chart, Capture c) {
-        List<Integer> metrics = e.metadata().metrics(chart);
-        for (long t = FIRST; t <= NOW; t++) {
-            double[] v = c.points().get(t);
-            for (int i = 0; i < metrics.size(); i++) {
-                double value = v != null ? v[i] : 10 + i + (t % 7) / 10.0;
-                e.store(metrics.get(i), t, 1, value, StorageNumber.SN_DEFAULT_FLAGS);
-            }
         }
     }
 
