@@ -1,10 +1,10 @@
 package io.strata.node.compare;
 
+import io.strata.node.netdata.NetdataAgentConfig;
+
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -86,45 +86,8 @@ final class NetdataParent implements ParentUnderTest {
     }
 
     private void writeConfiguration() throws IOException {
-        for (String d : new String[]{"etc", "cache", "lib", "log", "plugins"}) {
-            Files.createDirectories(base.resolve(d));
-        }
-        Files.writeString(base.resolve("etc/.opt-out-from-anonymous-statistics"), "");
-        Path plugins = base.resolve("plugins");
-        Path packaged = Path.of("/usr/lib/netdata/plugins.d");
-        if (Files.isDirectory(packaged)) {
-            try (var s = Files.list(packaged)) {
-                for (Path p : (Iterable<Path>) s::iterator) {
-                    Path link = plugins.resolve(p.getFileName());
-                    if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
-                        Files.createSymbolicLink(link, p);
-                    }
-                }
-            }
-        }
-        // Debian's package lacks system-info.sh; a parent runs without it, but with it its log is quieter
-        Path sysinfo = plugins.resolve("system-info.sh");
-        Files.deleteIfExists(sysinfo);
-        Files.writeString(sysinfo, "#!/bin/sh\necho \"NETDATA_SYSTEM_KERNEL_NAME=$(uname -s)\"\n"
-                + "echo \"NETDATA_SYSTEM_CPU_LOGICAL_CPU_COUNT=$(nproc)\"\n");
-        Files.setPosixFilePermissions(sysinfo, PosixFilePermissions.fromString("rwxr-xr-x"));
-        String conf = "[global]\n"
-                + "\trun as user = " + System.getProperty("user.name") + "\n"
-                + "\thostname = compare-netdata-parent\n"
-                + "[directories]\n"
-                + "\tconfig = " + base.resolve("etc") + "\n"
-                + "\tstock config = /usr/lib/netdata/conf.d\n"
-                + "\tlog = " + base.resolve("log") + "\n"
-                + "\tcache = " + base.resolve("cache") + "\n"
-                + "\tlib = " + base.resolve("lib") + "\n"
-                + "\thome = " + base.resolve("lib") + "\n"
-                + "\tregistry = " + base.resolve("lib/registry") + "\n"
-                + "\tplugins = \"" + plugins + "\"\n"
-                + "\tweb = /usr/share/netdata/web\n"
-                + "[logs]\n"
-                + "\tdebug = " + base.resolve("log/debug.log") + "\n"
-                + "\terror = " + base.resolve("log/error.log") + "\n"
-                + "\taccess = none\n"
+        Path plugins = NetdataAgentConfig.prepareDirectories(base);
+        String conf = NetdataAgentConfig.globalDirectoriesAndLogs(base, plugins, "compare-netdata-parent", "none")
                 + ParentUnderTest.dbSection()
                 + "[web]\n"
                 + "\tbind to = 127.0.0.1:" + port + "\n"

@@ -107,40 +107,9 @@ public final class NetdataAgentConfig {
 
     /** Writes the directories, the plugins directory, netdata.conf and stream.conf. */
     public void write() throws IOException {
-        for (String d : new String[]{"etc", "cache", "lib", "log", "run", "plugins"}) {
-            Files.createDirectories(base.resolve(d));
-        }
-        Files.writeString(base.resolve("etc/.opt-out-from-anonymous-statistics"), "");
-        Path plugins = base.resolve("plugins");
-        try (var s = Files.list(PACKAGED_PLUGINS)) {
-            for (Path p : (Iterable<Path>) s::iterator) {
-                Path link = plugins.resolve(p.getFileName());
-                if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
-                    Files.createSymbolicLink(link, p);
-                }
-            }
-        }
-        Path sysinfo = plugins.resolve("system-info.sh");
-        Files.deleteIfExists(sysinfo);
-        Files.writeString(sysinfo, systemInfoScript());
-        Files.setPosixFilePermissions(sysinfo, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Files.writeString(netdataConf(), "[global]\n"
-                + "\trun as user = " + System.getProperty("user.name") + "\n"
-                + "\thostname = " + hostname + "\n"
-                + "[directories]\n"
-                + "\tconfig = " + base.resolve("etc") + "\n"
-                + "\tstock config = /usr/lib/netdata/conf.d\n"
-                + "\tlog = " + base.resolve("log") + "\n"
-                + "\tcache = " + base.resolve("cache") + "\n"
-                + "\tlib = " + base.resolve("lib") + "\n"
-                + "\thome = " + base.resolve("lib") + "\n"
-                + "\tregistry = " + base.resolve("lib/registry") + "\n"
-                + "\tplugins = \"" + plugins + "\"\n"
-                + "\tweb = /usr/share/netdata/web\n"
-                + "[logs]\n"
-                + "\tdebug = " + base.resolve("log/debug.log") + "\n"
-                + "\terror = " + base.resolve("log/error.log") + "\n"
-                + "\taccess = " + base.resolve("log/access.log") + "\n"
+        Path plugins = prepareDirectories(base);
+        Files.writeString(netdataConf(), globalDirectoriesAndLogs(base, plugins, hostname,
+                base.resolve("log/access.log").toString())
                 + "[db]\n"
                 + "\tmode = dbengine\n"
                 + "\tupdate every = 1\n"
@@ -160,6 +129,55 @@ public final class NetdataAgentConfig {
         Files.writeString(base.resolve("etc/stream.conf"), "[stream]\n"
                 + (sender != null ? sender : "\tenabled = no\n")
                 + (receiver != null ? "\n" + receiver : ""));
+    }
+
+    /**
+     * The directories of an agent under {@code base} (etc, cache, lib, log, run, plugins), the
+     * packaged plugins linked into its own plugins directory, and the system-info script Debian's
+     * package lacks; returns the plugins directory.
+     */
+    public static Path prepareDirectories(Path base) throws IOException {
+        for (String d : new String[]{"etc", "cache", "lib", "log", "run", "plugins"}) {
+            Files.createDirectories(base.resolve(d));
+        }
+        Files.writeString(base.resolve("etc/.opt-out-from-anonymous-statistics"), "");
+        Path plugins = base.resolve("plugins");
+        if (Files.isDirectory(PACKAGED_PLUGINS)) {
+            try (var s = Files.list(PACKAGED_PLUGINS)) {
+                for (Path p : (Iterable<Path>) s::iterator) {
+                    Path link = plugins.resolve(p.getFileName());
+                    if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
+                        Files.createSymbolicLink(link, p);
+                    }
+                }
+            }
+        }
+        Path sysinfo = plugins.resolve("system-info.sh");
+        Files.deleteIfExists(sysinfo);
+        Files.writeString(sysinfo, systemInfoScript());
+        Files.setPosixFilePermissions(sysinfo, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return plugins;
+    }
+
+    /** netdata.conf's [global], [directories] and [logs] of an agent under {@code base}. */
+    public static String globalDirectoriesAndLogs(Path base, Path plugins, String hostname, String accessLog) {
+        return "[global]\n"
+                + "\trun as user = " + System.getProperty("user.name") + "\n"
+                + "\thostname = " + hostname + "\n"
+                + "[directories]\n"
+                + "\tconfig = " + base.resolve("etc") + "\n"
+                + "\tstock config = /usr/lib/netdata/conf.d\n"
+                + "\tlog = " + base.resolve("log") + "\n"
+                + "\tcache = " + base.resolve("cache") + "\n"
+                + "\tlib = " + base.resolve("lib") + "\n"
+                + "\thome = " + base.resolve("lib") + "\n"
+                + "\tregistry = " + base.resolve("lib/registry") + "\n"
+                + "\tplugins = \"" + plugins + "\"\n"
+                + "\tweb = /usr/share/netdata/web\n"
+                + "[logs]\n"
+                + "\tdebug = " + base.resolve("log/debug.log") + "\n"
+                + "\terror = " + base.resolve("log/error.log") + "\n"
+                + "\taccess = " + accessLog + "\n";
     }
 
     private static String yesNo(boolean b) {
