@@ -16,6 +16,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.strata.streaming.server.Transports;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -349,7 +350,7 @@ public final class PortAttack implements AutoCloseable {
 
     @Override
     public void close() {
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        Transports.stop(group).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
     /** Counts of what {@link Figures#replies()} holds, by class ("Hit me baby" = accepted). */

@@ -144,7 +144,7 @@ public final class ReplayBench {
                         stats.bytesReceived.sum(), (int) finished.sum(), chartsExpected,
                         cpu / (double) Math.max(1, replayed));
             } finally {
-                senderLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                Transports.stop(senderLoops);
             }
         }
     }

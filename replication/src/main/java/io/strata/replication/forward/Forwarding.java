@@ -113,6 +113,6 @@ public final class Forwarding implements ReceivedStreamListener, Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        Transports.stop(group).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 }

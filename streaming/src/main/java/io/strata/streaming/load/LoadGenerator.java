@@ -19,6 +19,7 @@ import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.HandshakeReplies;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.wire.Lz4StreamFrameEncoder;
+import io.strata.streaming.server.Transports;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -119,7 +120,7 @@ public final class LoadGenerator {
             return new Result(sent, secs, sent / secs, collections.sum(), bytes.sum(), accepted.get(),
                     List.copyOf(refusals), List.copyOf(errors));
         } finally {
-            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+            Transports.stop(group).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
     }
 

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
@@ -237,7 +238,7 @@ public final class StreamSender implements AutoCloseable {
             }
         }
         if (ownsGroup) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            Transports.stop(group).awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
     }
 
@@ -291,7 +292,13 @@ public final class StreamSender implements AutoCloseable {
                 continue;
             }
             destinations.connected(d);
-            return handshake(d, ch);
+            try {
+                return handshake(d, ch);
+            } catch (InterruptedException | RuntimeException e) {
+                // stopped (or a bug) in the middle of the handshake: the connection goes with it
+                ch.close();
+                throw e;
+            }
         }
         return null;
     }
@@ -336,6 +343,16 @@ public final class StreamSender implements AutoCloseable {
                     }
                 });
         ChannelFuture f = b.connect(address);
+        try {
+            return awaitConnected(d, f, tls);
+        } catch (InterruptedException e) {
+            // stopped while connecting: the attempt must not outlive the sender, whichever way it ends
+            f.addListener(ChannelFutureListener.CLOSE);
+            throw e;
+        }
+    }
+
+    private Channel awaitConnected(Destination d, ChannelFuture f, SslContext tls) throws InterruptedException {
         if (!f.await(config.connectTimeout().toMillis() + 1000)) {
             f.cancel(false);
             f.channel().close();

@@ -133,7 +133,7 @@ public final class StreamServer implements Closeable {
         }
         // no new connection comes now that the listeners are closed
         accepted.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        Transports.stop(boss).awaitUninterruptibly(5, TimeUnit.SECONDS);
         // a short quiet period: the closed connections' pipelines are torn down in hops between the
         // worker loops and the executors of their handlers (the HTTP answers' gzip), which a loop
         // that stops at once would refuse (a stack trace in the log of every normal stop)
