@@ -96,10 +96,11 @@ class QueryApiMatchesNetdataIT {
                     + " the Netdata parent did (each lists charts in the order defined to it)",
             JSON_STRING, "Netdata writes raw tabs into the JSON string of a jsonwrap'd tsv answer; Strata escapes"
                     + " them (a valid JSON string, deliberately)",
-            EMPTY_ANSWER, "in some runs a Netdata 1.37.1 parent answers REPLAY_CHART for some charts (those whose"
-                    + " past it received by replication from its child) with no point, although the request covered"
-                    + " the seconds it held: the Strata parent then holds them from its connection (checked per chart"
-                    + " in the receiver's requests and answers; a downstream Netdata parent loses them alike)",
+            EMPTY_ANSWER, "in some runs a Netdata 1.37.1 parent answers REPLAY_CHART for some charts with no point,"
+                    + " although the request covered the seconds it held: its answer stops at the first second no"
+                    + " dimension has a value for, and those charts' first stored seconds are empty slots; the Strata"
+                    + " parent then holds them from its connection (checked per chart in the receiver's requests and"
+                    + " answers; a downstream Netdata parent loses them alike)",
             HISTORY_NOT_FORWARDED, "open: charts the Strata parent holds from later than the Netdata parent could"
                     + " forward, without an empty answer to explain it (see the charts printed with the summary)");
 
