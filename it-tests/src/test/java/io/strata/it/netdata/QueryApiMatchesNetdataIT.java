@@ -1,9 +1,14 @@
 package io.strata.it.netdata;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.URI;
@@ -61,6 +66,12 @@ class QueryApiMatchesNetdataIT {
      */
     static final String HISTORY_NOT_FORWARDED = "open: history not received by replication: ";
     /**
+     * Charts held from later than forwarded because the Netdata parent answered the Strata
+     * parent's request for their past without a single point, although the request covered what
+     * it held (checked per chart in the Strata receiver's record of its requests and answers).
+     */
+    static final String EMPTY_ANSWER = "netdata parent's replication answer without points: ";
+    /**
      * Data queries outside the subset the dashboard makes (other grouping methods, gtime, tier=,
      * selected-tier) whose difference has no documented cause: labelled apart and counted with
      * the differences of no documented cause against the run's 1 % budget.
@@ -85,12 +96,19 @@ class QueryApiMatchesNetdataIT {
                     + " the Netdata parent did (each lists charts in the order defined to it)",
             JSON_STRING, "Netdata writes raw tabs into the JSON string of a jsonwrap'd tsv answer; Strata escapes"
                     + " them (a valid JSON string, deliberately)",
-            HISTORY_NOT_FORWARDED, "open, not yet diagnosed: in some runs the Strata parent holds some charts only"
-                    + " from its connection, although the Netdata parent held their past then (see the charts"
-                    + " printed with the summary)");
+            EMPTY_ANSWER, "in some runs a Netdata 1.37.1 parent answers REPLAY_CHART for some charts with no point,"
+                    + " although the request covered the seconds it held: its answer stops at the first second no"
+                    + " dimension has a value for, and those charts' first stored seconds are empty slots; the Strata"
+                    + " parent then holds them from its connection (checked per chart in the receiver's requests and"
+                    + " answers; a downstream Netdata parent loses them alike)",
+            HISTORY_NOT_FORWARDED, "open: charts the Strata parent holds from later than the Netdata parent could"
+                    + " forward, without an empty answer to explain it (see the charts printed with the summary)");
 
     @TempDir
     Path tmp;
+
+    /** The Strata receiver's log of replication requests and answers (debug lines), for the charts left unexplained. */
+    private final ListAppender<ILoggingEvent> replicationLog = new ListAppender<>();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .version(HttpClient.Version.HTTP_1_1).build();
@@ -120,8 +138,22 @@ class QueryApiMatchesNetdataIT {
             waitForSpan(nd + "/host/" + CHILD + "/api/v1/chart?chart=system.load", 20);
             // what the Netdata parent holds when the Strata parent connects: all it can forward of the past
             firstAtConnect = firstEntriesOf(get(nd + "/host/" + CHILD + "/api/v1/charts").body());
+            // the Strata receiver's replication requests and answers, kept to print those of the charts
+            // held from later than forwarded (history not received by replication)
+            Logger receiverLog = (Logger) LoggerFactory.getLogger("io.strata.streaming.receiver.ReceiverParser");
+            Level level = receiverLog.getLevel();
+            boolean additive = receiverLog.isAdditive();
+            replicationLog.start();
+            receiverLog.addAppender(replicationLog);
+            receiverLog.setLevel(Level.DEBUG);
+            receiverLog.setAdditive(false);
             try (StrataTestParent strata = StrataTestParent.start(tmp.resolve("strata-parent"), true, "", strataPort)) {
                 compareParents(parent, child, nd, "http://127.0.0.1:" + strata.port(), queries, seed, history);
+            } finally {
+                receiverLog.detachAppender(replicationLog);
+                receiverLog.setLevel(level);
+                receiverLog.setAdditive(additive);
+                replicationLog.stop();
             }
         }
     }
@@ -149,6 +181,7 @@ class QueryApiMatchesNetdataIT {
             waitForHistory(nd, st, guid, history);
 
             firstEntries = firstEntries(nd, st);
+            answeredEmpty = answeredWithoutPoints(startNotExplained);
             List<String> report = new ArrayList<>();
             Map<String, Integer> kinds = new TreeMap<>();
             Map<String, String> example = new LinkedHashMap<>();
@@ -209,7 +242,9 @@ class QueryApiMatchesNetdataIT {
             }
             String summary = summary(seed, compared, metadataCompared, retried, kinds, example)
                     + (startNotExplained.isEmpty() ? "" : "charts held from later than forwarded ("
-                    + startNotExplained.size() + "): " + startNotExplained + "\n");
+                    + startNotExplained.size() + "): " + startNotExplained + "\n  of which the Netdata parent answered"
+                    + " without points (" + answeredEmpty.size() + "): " + answeredEmpty + "\n"
+                    + replicationOf(startNotExplained));
             System.out.println(summary);
             Path out = Path.of("target", "query-api-diff-" + seed + ".txt");
             Files.createDirectories(out.getParent());
@@ -236,6 +271,31 @@ class QueryApiMatchesNetdataIT {
                         + " by no documented cause (more than 1 %): " + unexplained + "\n" + summary);
             }
         }
+    }
+
+    /** The Strata receiver's replication lines of the child's charts {@code ids} (their requests and answers). */
+    private String replicationOf(Set<String> ids) {
+        StringBuilder out = new StringBuilder();
+        for (String id : ids) {
+            long[] c = firstAtConnect.get(id);
+            long[] f = firstEntries.get(id);
+            out.append("  ").append(id).append(": netdata parent's first entry at the connection ")
+                    .append(c == null ? "-" : c[0] + " (update_every " + c[1] + ")").append(", now netdata ")
+                    .append(f == null ? "-" : f[0]).append(" strata ").append(f == null ? "-" : f[1]).append('\n');
+        }
+        List<ILoggingEvent> events;
+        synchronized (replicationLog) {
+            events = new ArrayList<>(replicationLog.list);
+        }
+        for (ILoggingEvent e : events) {
+            String m = e.getFormattedMessage();
+            for (String id : ids) {
+                if (m.startsWith(CHILD + " " + id + ": ")) {
+                    out.append("  ").append(e.getTimeStamp() / 1000).append(' ').append(m).append('\n');
+                }
+            }
+        }
+        return out.toString();
     }
 
     /** Per chart id: {first_entry on the Netdata parent, on the Strata parent}. */
@@ -269,6 +329,10 @@ class QueryApiMatchesNetdataIT {
         long[] c = firstAtConnect.get(id);
         return c == null || c[0] <= 0 || strataFirst <= c[0] + c[1];
     }
+    /** The charts of {@link #startNotExplained} the Netdata parent answered without a point. */
+    private Set<String> answeredEmpty = Set.of();
+    /** Per chart id of the child, its context (from the Netdata parent's charts). */
+    private final Map<String, String> contextOf = new java.util.HashMap<>();
     /** Charts whose first entries differ and the child marked obsolete since (their ids). */
     private final java.util.Set<String> obsoleteCharts = new java.util.HashSet<>();
 
@@ -276,6 +340,10 @@ class QueryApiMatchesNetdataIT {
         Map<String, long[]> m = new java.util.HashMap<>();
         JsonNode a = JSON.readTree(get(nd + "/host/" + CHILD + "/api/v1/charts").body()).get("charts");
         JsonNode b = JSON.readTree(get(st + "/host/" + CHILD + "/api/v1/charts").body()).get("charts");
+        for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            contextOf.put(e.getKey(), e.getValue().path("context").asText());
+        }
         for (Iterator<String> it = b.fieldNames(); it.hasNext(); ) {
             String id = it.next();
             if (a.has(id)) {
@@ -326,17 +394,76 @@ class QueryApiMatchesNetdataIT {
             return OBSOLETE + kind;
         }
         if (kind.contains("first_entry") || kind.contains("first_time_t")) {
-            // a chart's own answer is checked against its own start; the others against every chart's
-            String chart = q.contains("chart?chart=") ? java.net.URLDecoder.decode(
-                    q.substring(q.indexOf("chart?chart=") + 12), java.nio.charset.StandardCharsets.UTF_8) : null;
-            boolean explained = chart != null ? !startNotExplained.contains(chart) : startNotExplained.isEmpty();
-            return (explained ? RETENTION_START : HISTORY_NOT_FORWARDED) + kind;
+            // each answer is checked against the start of the charts it describes: a chart's own, a
+            // context's charts, the chart or context a listing's differing member names
+            return startCause(kind, q) + kind;
         }
         if (!obsoleteCharts.isEmpty() && (kind.endsWith(".charts_count") || kind.endsWith(".dimensions_count")
                 || kind.endsWith("keys .charts") || kind.endsWith("keys .contexts"))) {
             return OBSOLETE + kind;
         }
         return kind;
+    }
+
+    /**
+     * True when a difference of a metadata answer (its kind names the member that differs, its
+     * query the chart or context asked for) concerns a chart held from later than forwarded.
+     */
+    private String startCause(String kind, String q) {
+        String asked = java.net.URLDecoder.decode(q, java.nio.charset.StandardCharsets.UTF_8);
+        String cause = RETENTION_START;
+        for (String id : startNotExplained) {
+            String context = contextOf.get(id);
+            if (asked.endsWith("chart?chart=" + id) || kind.contains(".charts." + id + ".")
+                    || (context != null && (asked.endsWith("context?context=" + context)
+                    || kind.contains(".contexts." + context + ".")))) {
+                if (!answeredEmpty.contains(id)) {
+                    return HISTORY_NOT_FORWARDED;
+                }
+                cause = EMPTY_ANSWER;
+            }
+        }
+        return cause;
+    }
+
+    /**
+     * The charts among {@code ids} whose past the Netdata parent answered without a point: a
+     * request covered its first second at the connection, and no answer replayed any value.
+     */
+    private Set<String> answeredWithoutPoints(Set<String> ids) {
+        Set<String> out = new java.util.TreeSet<>();
+        List<ILoggingEvent> events;
+        synchronized (replicationLog) {
+            events = new ArrayList<>(replicationLog.list);
+        }
+        java.util.regex.Pattern request = java.util.regex.Pattern.compile("after=(\\d+), before=(\\d+)\\]$");
+        java.util.regex.Pattern answer = java.util.regex.Pattern.compile(", (\\d+) values replayed in all,");
+        for (String id : ids) {
+            long[] c = firstAtConnect.get(id);
+            if (c == null || c[0] <= 0) {
+                continue;
+            }
+            boolean covered = false;
+            long values = -1;
+            for (ILoggingEvent e : events) {
+                String m = e.getFormattedMessage();
+                if (!m.startsWith(CHILD + " " + id + ": ")) {
+                    continue;
+                }
+                java.util.regex.Matcher r = request.matcher(m);
+                if (r.find() && Long.parseLong(r.group(1)) < c[0] && Long.parseLong(r.group(2)) >= c[0]) {
+                    covered = true;
+                }
+                java.util.regex.Matcher a = answer.matcher(m);
+                if (a.find()) {
+                    values = Long.parseLong(a.group(1));
+                }
+            }
+            if (covered && values == 0) {
+                out.add(id);
+            }
+        }
+        return out;
     }
 
     private static String documented(String kind) {
@@ -397,8 +524,8 @@ class QueryApiMatchesNetdataIT {
             long step = Math.max(Math.max(width, gtime), c.updateEvery());
             long reach = points > 0 ? Math.min(start, before - points * step - step) : start;
             if (f != null && f[0] != f[1] && reach <= Math.max(f[0], f[1]) + margin) {
-                return (startNotExplained.contains(c.id()) ? HISTORY_NOT_FORWARDED : RETENTION_START)
-                        + kind;
+                return (!startNotExplained.contains(c.id()) ? RETENTION_START
+                        : answeredEmpty.contains(c.id()) ? EMPTY_ANSWER : HISTORY_NOT_FORWARDED) + kind;
             }
         }
         return kind;

@@ -221,6 +221,10 @@ public final class AllMetricsApi {
             case SUM -> "_sum";
             case AS_COLLECTED -> "";
         };
+        // Netdata names averages with their units, sums without (prometheus.c). Its collected values
+        // are also named without units (and with _total for counters, valued as collected): not yet
+        // followed here, docs/query-api.md
+        boolean units = source != Source.SUM;
         Latest latest = new Latest();
         WindowSum window = new WindowSum();
         long nowMs = req.context().clock().millis();
@@ -285,16 +289,16 @@ public final class AllMetricsApi {
                     String dim = names ? c.dimensionName(d) : c.dimensionId(d);
                     if (help) {
                         o.a("# COMMENT ");
-                        metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                        metricName(o, prefix, c, homogeneous ? null : dim, units, suffix);
                         o.a(": dimension ").jsonString(dim).a(", value is ").utf8(c.info().units())
                                 .a(", gauge, dt ").integer(time).a(" inclusive\n");
                     }
                     if (types) {
                         o.a("# TYPE ");
-                        metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                        metricName(o, prefix, c, homogeneous ? null : dim, units, suffix);
                         o.a(" gauge\n");
                     }
-                    metricName(o, prefix, c, homogeneous ? null : dim, suffix);
+                    metricName(o, prefix, c, homogeneous ? null : dim, units, suffix);
                     o.a("{chart=").jsonString(labelValue(c.id())).a(",family=")
                             .jsonString(labelValue(c.info().family()));
                     if (homogeneous) {
@@ -348,9 +352,10 @@ public final class AllMetricsApi {
 
     /**
      * Netdata's metric name: prefix, context, the dimension for a heterogeneous chart's collected
-     * values, units ({@code %} as {@code percent}, a trailing {@code /s} as {@code persec}), source.
+     * values, units when {@code withUnits} ({@code %} as {@code percent}, a trailing {@code /s} as
+     * {@code persec}), source.
      */
-    static void metricName(Out o, String prefix, ChartView c, String dimension, String suffix) {
+    static void metricName(Out o, String prefix, ChartView c, String dimension, boolean withUnits, String suffix) {
         sanitize(o, prefix);
         o.ch('_');
         sanitize(o, c.info().context());
@@ -358,7 +363,7 @@ public final class AllMetricsApi {
             o.ch('_');
             sanitize(o, dimension);
         }
-        String units = c.info().units();
+        String units = withUnits ? c.info().units() : "";
         if (units.equals("%")) {
             o.a("_percent");
         } else if (units.endsWith("/s") && units.length() > 2) {

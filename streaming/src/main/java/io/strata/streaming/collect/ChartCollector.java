@@ -303,8 +303,10 @@ public final class ChartCollector {
         // The child handed over its last collection, so the next live value is this dimension's
         // second, not its first. Without this, an answer without points (the parent already held
         // them: a failover to a parent that had the host through its peer) leaves the first live
-        // second empty, as 1.37.1 does; only RSET counted before.
-        if (collectionsCounters[index] == 0) {
+        // second empty, as 1.37.1 does; only RSET counted before. A state with no collection time
+        // hands over nothing: the sender never collected the dimension (its value is 0), and a
+        // delta from it would store the whole counter as one rate.
+        if (collectionsCounters[index] == 0 && lastCollectedUt != 0) {
             collectionsCounters[index] = 1;
         }
     }

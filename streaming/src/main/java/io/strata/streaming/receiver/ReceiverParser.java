@@ -659,7 +659,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             c.deferredRequest = r;
             return;
         }
-        LOG.debug("{} {}: stored up to {}, child up to {}: {}", host.hostname(), c.info.id(), c.dimensionCount() > 0 ? engine.registry().lastTime(c.metricIds[0], 0) : 0, childLast, r);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} {}: stored up to {}, child holds {}..{}: {}", host.hostname(), c.info.id(),
+                    lastStoredTime(c), childFirst, childLast, r);
+        }
         commands.send(r.line(c.info.id()));
     }
 
@@ -1039,7 +1042,12 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.replayPointOpen = false;
         int ue = childUpdateEvery > 0 && childUpdateEvery <= 86_400 ? (int) childUpdateEvery : c.info.updateEvery();
         c.collector.replayEnd(start, ue);
-        LOG.debug("{} {}: REND start={} child last={} before={}", host.hostname(), c.info.id(), start, childLast, before);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} {}: REND start={} child holds {}..{}, answered {}..{}, {} values replayed in all, stored {}..{}",
+                    host.hostname(), c.info.id(), start, childFirst, childLast,
+                    AsciiNumbers.parseLongC(b, words.start(5), words.end(5)), before, c.replayedPoints,
+                    c.dimensionCount() > 0 ? engine.registry().firstTime(c.metricIds[0], 0) : 0, lastStoredTime(c));
+        }
         if (start) {
             c.replicating = false;
             c.replayCoveredTo = 0;

@@ -397,6 +397,49 @@ class ChartCollectorTest {
         assertEquals(at(31_900), c.lastCollectedUt(0));
     }
 
+    /**
+     * An answer without points whose RDSTATE hands over a dimension the sender never collected
+     * (last collected time 0, value 0: a chart it defined but received no value of): the next live
+     * value is the dimension's first collection, as in 1.37.1, not a delta from 0 (which stored the
+     * whole counter as one rate: a spike of an interface counter in the differential test).
+     */
+    @Test
+    void stateOfANeverCollectedDimensionDoesNotCountAsACollection() {
+        ChartCollector c = new ChartCollector(1, sink);
+        c.addDimension(1, Algorithm.INCREMENTAL, 1, 1);
+        c.replayBeginUntimed();
+        c.dimensionState(0, 0, 0, 0.0, 0.0);
+        c.chartState(at(30_000), at(30_000));
+        c.replayEnd(true, 1);
+
+        c.begin(1_000_000);
+        c.set(0, 5_000_000_000L);
+        c.end(at(31_000));
+        c.begin(1_000_000);
+        c.set(0, 5_000_000_100L);
+        c.end(at(32_000));
+
+        assertGap(sink.at(1, T + 31));
+        assertPoint(sink.at(1, T + 32), 100, NORMAL);
+    }
+
+    /** A dimension the sender did collect: its state primes the next live value, which is a delta. */
+    @Test
+    void stateOfACollectedDimensionLetsTheFirstLiveValueBeADelta() {
+        ChartCollector c = new ChartCollector(1, sink);
+        c.addDimension(1, Algorithm.INCREMENTAL, 1, 1);
+        c.replayBeginUntimed();
+        c.dimensionState(0, at(30_000), 4_999_999_900L, 0.0, 100.0);
+        c.chartState(at(30_000), at(30_000));
+        c.replayEnd(true, 1);
+
+        c.begin(1_000_000);
+        c.set(0, 5_000_000_000L);
+        c.end(at(31_000));
+
+        assertPoint(sink.at(1, T + 31), 100, NORMAL);
+    }
+
     @Test
     void replicationStateOnlyMovesTimesForward() {
         ChartCollector c = new ChartCollector(1, sink);
