@@ -101,6 +101,7 @@ public final class HttpPeerLookup implements PeerLookup, AutoCloseable {
 
     private long ask(URI uri) {
         HttpURLConnection c = null;
+        InputStream in = null;
         try {
             c = (HttpURLConnection) uri.toURL().openConnection(Proxy.NO_PROXY);
             c.setConnectTimeout(timeoutMillis);
@@ -111,16 +112,25 @@ public final class HttpPeerLookup implements PeerLookup, AutoCloseable {
             if (c.getResponseCode() != 200) {
                 return -1;
             }
-            try (InputStream in = c.getInputStream()) {
-                byte[] body = in.readNBytes(MAX_ANSWER_BYTES + 1);
-                return body.length > MAX_ANSWER_BYTES ? -1 : newestLastEntry(new String(body, StandardCharsets.UTF_8));
-            }
+            in = c.getInputStream();
+            byte[] body = in.readNBytes(MAX_ANSWER_BYTES + 1);
+            return body.length > MAX_ANSWER_BYTES ? -1 : newestLastEntry(new String(body, StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             LOG.debug("asking {}: {}", uri, e.toString());
             return -1;
         } finally {
+            // disconnect before the answer's stream is closed: a stream read to its end and closed
+            // first hands its socket to the JDK's keep-alive cache, which keeps it open for seconds
+            // after the answer (whatever the Connection header said)
             if (c != null) {
                 c.disconnect();
+            }
+            if (in != null) {
+                try {
+                    in.close();
+                } catch (IOException e) {
+                    LOG.debug("closing the answer of {}: {}", uri, e.toString());
+                }
             }
         }
     }

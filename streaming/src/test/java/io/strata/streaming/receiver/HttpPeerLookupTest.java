@@ -8,7 +8,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -63,5 +67,40 @@ class HttpPeerLookupTest {
             older.stop(0);
             unknown.stop(0);
         }
+    }
+
+    @Test
+    void noConnectionToAPeerStaysOpenAfterItsAnswer() throws Exception {
+        HttpServer knows = peer(200, "{\"charts\": {\"a\": {\"last_entry\": 1795000100}}}");
+        HttpServer unknown = peer(404, "Host is not found.");
+        try (HttpPeerLookup lookup = new HttpPeerLookup(Duration.ofSeconds(2), 19999)) {
+            for (HttpServer p : List.of(knows, unknown)) {
+                int port = p.getAddress().getPort();
+                lookup.newestSecond("127.0.0.1:" + port, GUID).get(10, TimeUnit.SECONDS);
+                // the answer is in: this side's end of the connection is closed already (the peer's
+                // end may close a moment later, on its own thread)
+                assertEquals(List.of(), openConnectionsTo(port), "connections to the peer on " + port);
+            }
+        } finally {
+            knows.stop(0);
+            unknown.stop(0);
+        }
+    }
+
+    /** Lines of /proc/self/net/tcp{,6} of connections to {@code port} still open at this end (established or half-closed). */
+    private static List<String> openConnectionsTo(int port) throws Exception {
+        String remote = String.format(":%04X", port);
+        List<String> open = new ArrayList<>();
+        // a JVM socket is an IPv6 one even to 127.0.0.1 (tcp6, as ::ffff:127.0.0.1)
+        for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
+            for (String line : Files.readAllLines(Path.of(table))) {
+                String[] f = line.trim().split("\\s+");
+                // 01 ESTABLISHED, 08 CLOSE_WAIT: a descriptor still open here
+                if (f.length > 3 && f[2].endsWith(remote) && (f[3].equals("01") || f[3].equals("08"))) {
+                    open.add(line.trim());
+                }
+            }
+        }
+        return open;
     }
 }
