@@ -39,6 +39,14 @@ public final class SystemCpuReplayCapture {
     }
 
     /** The captured replication answer, parsed: point end time -> values in dimension order. */
+    /** The chart's labels in the order the tests expect them written (Map.of's order changes from run to run). */
+    private static Map<String, String> chartLabels() {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put("_collect_module", "/proc/stat");
+        labels.put("_collect_plugin", "proc.plugin");
+        return labels;
+    }
+
     public record Capture(TreeMap<Long, double[]> points, long[][] dimState, double[][] dimValues,
                            long chartCollectedUt, long chartUpdatedUt) {
     }
@@ -122,7 +130,7 @@ public final class SystemCpuReplayCapture {
         e.metadata().upsertHost(new HostInfo(CHILD, "ndchild", "linux", "Etc/UTC", 1, labels));
         int chart = e.metadata().upsertChart(new ChartInfo(CHILD, "system.cpu", "system.cpu", "Total CPU utilization",
                 "percentage", "cpu", "system.cpu", "stacked", 100, 1, "proc.plugin", "/proc/stat",
-                Map.of("_collect_plugin", "proc.plugin", "_collect_module", "/proc/stat")));
+                chartLabels()));
         for (String d : CPU_DIMS) {
             e.metadata().upsertDimension(new DimensionInfo(CHILD, "system.cpu", d, d, "percentage-of-incremental-row",
                     1, 1, d.equals("idle") ? DimensionInfo.FLAG_HIDDEN : 0));
