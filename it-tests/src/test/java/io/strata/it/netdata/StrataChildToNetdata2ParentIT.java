@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Each chart's first point is counted, not required: a 2.9.0 parent sometimes lacks it (its
  * {@code first_entry} then is our second point's time; two runs of four lacked it, two held it)
  * although a 1.37.1 parent keeps it ({@code StrataChildFirstSecondsToNetdataParentIT}); where it is
- * dropped is not found yet (docs/replication.md, "A chart's first seconds").
+ * dropped is not found yet (docs/replication.md, "A chart's first seconds"). Those runs spoke text;
+ * with BEGIN2/SET2 the parent held all of them in three runs of three.
  */
 class StrataChildToNetdata2ParentIT {
 
