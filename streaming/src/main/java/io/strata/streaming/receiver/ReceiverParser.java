@@ -234,6 +234,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         return hostVariables;
     }
 
+    /** The host's functions ({@code FUNCTION GLOBAL}) by name, their help as value. Event loop only. */
+    Map<String, String> hostFunctions() {
+        return hostFunctions;
+    }
+
     /** Who hears of definitions, collections and replication ends (a forwarder). Event loop only. */
     void observe(ReceivedStreamListener.Observer o) {
         this.observer = o == null ? ReceivedStreamListener.Observer.NONE : o;

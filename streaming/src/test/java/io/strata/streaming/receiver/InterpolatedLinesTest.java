@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -159,6 +160,7 @@ class InterpolatedLinesTest {
                     + "LABEL \"_hostname\" = 2147483649 \"child\"\n"
                     + "OVERWRITE labels\n"
                     + "CLAIMED_ID '" + GUID + "' 'NULL'\n");
+            assertEquals(Map.of("top", "Top processes"), p.hostFunctions());
             assertNull(p.claimId());
             MetadataStore meta = engine.metadata();
             HostInfo host = meta.host(meta.hostId(GUID));
