@@ -8,6 +8,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.HostInfo;
+import io.strata.engine.page.StorageNumber;
 import io.strata.jmh.engine.EngineBenchmarkBase;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
@@ -52,7 +53,12 @@ import org.openjdk.jmh.annotations.TearDown;
  * One invocation delivers the next second's collection of every chart of every child; the parser's
  * clock moves one second with it, as the BEGIN lines say.
  *
- * <p>Score: samples (SET values) ingested per second. After the trial the benchmark checks that the
+ * <p>Variant {@code form}: {@code text} sends {@code BEGIN}/{@code SET}/{@code END} (the parent runs
+ * the collection algorithms and interpolates), {@code interpolated} sends what a Netdata 2.x child
+ * with INTERPOLATED and IEEE754 sends ({@code BEGIN2}/{@code SET2}/{@code END2}, base64 numbers; the
+ * parent stores the values as they are).
+ *
+ * <p>Score: samples (SET or SET2 values) ingested per second. After the trial the benchmark checks that the
  * parser counted every sample it was given ({@link ReceiverStats#samplesCollected}) and prints what
  * the engine stored.
  */
@@ -71,6 +77,16 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
     @Param({"lz4", "plain"})
     public String compression;
 
+    /**
+     * {@code text}: {@code BEGIN}/{@code SET}/{@code END} (1.37.1; the parent interpolates);
+     * {@code interpolated}: {@code BEGIN2}/{@code SET2}/{@code END2} with IEEE754 numbers (2.x; the
+     * parent stores the child's values). {@code interpolated} runs {@code plain} only: each second's
+     * end time is written into the pre-built bytes before they are handed over (7 bytes per chart),
+     * which LZ4 frames would not allow.
+     */
+    @Param({"text", "interpolated"})
+    public String form;
+
     private Path dir;
     private StorageEngine engine;
     private final ReceiverStats stats = new ReceiverStats();
@@ -85,6 +101,8 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
         final ReceiverParser parser;
         final EmbeddedChannel channel;
         final byte[][] collections = new byte[CYCLE][];
+        /** For {@code interpolated}: where each BEGIN2's end time ({@code #} + 6 base64 digits) is in a collection. */
+        final int[][] endTimeAt = new int[CYCLE][];
 
         Child(int index) {
             UUID guid = UUID.nameUUIDFromBytes(("strata-jmh-child-" + index).getBytes(StandardCharsets.UTF_8));
@@ -131,6 +149,10 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
         dir = Files.createTempDirectory("strata-jmh-ingest-");
         engine = StorageEngine.open(EngineConfig.defaults(dir));
         boolean lz4 = compression.equals("lz4");
+        boolean interpolated = form.equals("interpolated");
+        if (lz4 && interpolated) {
+            throw new IllegalArgumentException("form=interpolated runs with compression=plain only (see the field)");
+        }
         children = new Child[CHILDREN];
         long wireBytes = 0;
         long textBytes = 0;
@@ -145,15 +167,18 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
                 values[m] = isCounter(m) ? rnd.nextLong(1L << 40) : rnd.nextLong(100_000);
             }
             for (int k = 0; k < CYCLE; k++) {
-                byte[] text = collection(values, rnd);
+                byte[] text = interpolated ? interpolatedCollection(values, rnd) : collection(values, rnd);
+                if (interpolated) {
+                    c.endTimeAt[k] = endTimes(text);
+                }
                 c.collections[k] = lz4 ? lz4Frames(text) : text;
                 textBytes += text.length;
                 wireBytes += c.collections[k].length;
             }
         }
         samplesBefore = stats.samplesCollected.sum();
-        System.out.printf("%nStreamIngestBenchmark (%s): %d children x %d metrics, %d bytes of text per second, "
-                        + "%d on the wire%n", compression, CHILDREN, METRICS_PER_CHILD, textBytes / CYCLE,
+        System.out.printf("%nStreamIngestBenchmark (%s, %s): %d children x %d metrics, %d bytes of text per second, "
+                        + "%d on the wire%n", compression, form, CHILDREN, METRICS_PER_CHILD, textBytes / CYCLE,
                 wireBytes / CYCLE);
     }
 
@@ -198,6 +223,61 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
         return bytes(out);
     }
 
+    /**
+     * One second of every chart as a 2.x child with INTERPOLATED and IEEE754 sends it: BEGIN2 (end
+     * time a placeholder, set per invocation), a SET2 per dimension (a counter's value is its rate,
+     * a base64 double; a gauge's is {@code #}, its collected value), END2.
+     */
+    static byte[] interpolatedCollection(long[] values, SplittableRandom rnd) {
+        ByteBuf out = Unpooled.buffer(METRICS_PER_CHILD * 24);
+        for (int c = 0; c < CHARTS_PER_CHILD; c++) {
+            SenderWireFormat.begin2(out, ("jmh.chart" + c).getBytes(StandardCharsets.UTF_8), 1, T0, T0, true);
+            for (int d = 0; d < DIMENSIONS_PER_CHART; d++) {
+                int m = c * DIMENSIONS_PER_CHART + d;
+                long previous = values[m];
+                values[m] = isCounter(m) ? values[m] + rnd.nextLong(1000)
+                        : Math.max(0, values[m] + rnd.nextLong(201) - 100);
+                double stored = isCounter(m) ? values[m] - previous : values[m];
+                SenderWireFormat.set2(out, ("d" + d).getBytes(StandardCharsets.UTF_8), values[m], stored,
+                        StorageNumber.SN_FLAG_NOT_ANOMALOUS, true);
+            }
+            SenderWireFormat.end2(out);
+        }
+        return bytes(out);
+    }
+
+    /** The offsets of every BEGIN2's end time ({@code BEGIN2 "id" #B } then 7 bytes) in a collection. */
+    static int[] endTimes(byte[] text) {
+        int[] at = new int[CHARTS_PER_CHILD];
+        int n = 0;
+        for (int i = 0; i + 6 < text.length; i++) {
+            if ((i == 0 || text[i - 1] == '\n') && text[i] == 'B' && text[i + 5] == '2') {
+                int q = i + 8; // past 'BEGIN2 "'
+                while (text[q] != '"') {
+                    q++;
+                }
+                at[n++] = q + 5; // '" #B ' then the end time
+            }
+        }
+        if (n != CHARTS_PER_CHILD) {
+            throw new IllegalStateException("found " + n + " BEGIN2 lines of " + CHARTS_PER_CHILD);
+        }
+        return at;
+    }
+
+    /** Writes {@code seconds} as {@code #} + 6 base64 digits (2^30 ≤ seconds < 2^36) at each offset. */
+    static void setEndTimes(byte[] text, int[] at, long seconds) {
+        for (int p : at) {
+            text[p] = '#';
+            for (int k = 6; k >= 1; k--) {
+                text[p + k] = BASE64[(int) (seconds >>> (6 * (6 - k)) & 63)];
+            }
+        }
+    }
+
+    private static final byte[] BASE64 =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".getBytes(StandardCharsets.US_ASCII);
+
     /** The frames our child sends when COMPRESSION and BINARY are negotiated. */
     static byte[] lz4Frames(byte[] text) {
         EmbeddedChannel encoder = new EmbeddedChannel(new Lz4StreamFrameEncoder(true));
@@ -228,6 +308,10 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
         int k = (int) (invocations++ % CYCLE);
         clockMicros += 1_000_000L;
         for (Child c : children) {
+            int[] at = c.endTimeAt[k];
+            if (at != null) {
+                setEndTimes(c.collections[k], at, clockMicros / 1_000_000L);
+            }
             c.receive(c.collections[k]);
         }
         return clockMicros;
@@ -250,8 +334,8 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
                 }
             }
             engine.close();
-            System.out.printf("%nStreamIngestBenchmark (%s): %d samples ingested, %d points stored, %d rejected%n",
-                    compression, collected, engine.pointsStored(), engine.pointsRejected());
+            System.out.printf("%nStreamIngestBenchmark (%s, %s): %d samples ingested, %d points stored, %d rejected%n",
+                    compression, form, collected, engine.pointsStored(), engine.pointsRejected());
             if (collected != expected) {
                 throw new IllegalStateException("the parser collected " + collected + " samples of the " + expected
                         + " it was given");

@@ -37,9 +37,13 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         ParentCommandDispatcher.Target {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalHostStreamer.class);
-    /** What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call). */
+    /**
+     * What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call), and 2.x's
+     * INTERPOLATED with IEEE754 (a 1.37.1 parent ignores bits it does not know).
+     */
     public static final long CHILD_CAPABILITIES = Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM
-            | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY;
+            | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY
+            | Capabilities.INTERPOLATED_IEEE754;
 
     private final LocalCharts charts;
     private final HostStreamWriter stream;
@@ -207,7 +211,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
             boolean streams;
             try {
-                streams = replay.write(out, chartId, start, after, before, clock.millis() / 1000, charts);
+                streams = replay.write(out, chartId, start, after, before, clock.millis() / 1000, charts, caps);
             } catch (IOException e) {
                 out.release();
                 LOG.warn("STREAM {}: cannot answer REPLAY_CHART for '{}': {}", charts.host().hostname(), id,
@@ -287,8 +291,13 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
             if (out == null) {
                 out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
             }
-            stream.writeCollection(out, c.chartId(), c.microsecondsSinceLastCollection(), c.collected(),
-                    c.updated());
+            if (Capabilities.has(caps, Capabilities.INTERPOLATED)) {
+                // what this collection stored, as stored: the parent does not interpolate again
+                stream.writeInterpolated(out, c.chartId(), caps, clock.millis() / 1000, c.collected(), c.stored());
+            } else {
+                stream.writeCollection(out, c.chartId(), c.microsecondsSinceLastCollection(), c.collected(),
+                        c.updated());
+            }
         }
         if (out != null) {
             s.write(out);

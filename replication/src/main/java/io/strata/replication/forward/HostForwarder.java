@@ -207,8 +207,14 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             scratchUpdated = new boolean[n];
         }
         stream.collectedValues(chartId, metrics, scratchValues, scratchUpdated);
-        wire.writeCollection(pending(), chartId, stream.microsecondsSinceLastCollection(chartId), scratchValues,
-                scratchUpdated);
+        if (Capabilities.has(caps, Capabilities.INTERPOLATED)) {
+            // what was stored here, as stored: the next parent does not interpolate again
+            wire.writeInterpolated(pending(), chartId, caps, clock.millis() / 1000, scratchValues,
+                    stream.storedPoints(chartId));
+        } else {
+            wire.writeCollection(pending(), chartId, stream.microsecondsSinceLastCollection(chartId), scratchValues,
+                    scratchUpdated);
+        }
     }
 
     // ---- the forwarding connection (sender thread) ----------------------------------------------
@@ -285,7 +291,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
             boolean streams;
             try {
-                streams = replay.write(out, chartId, start, after, before, clock.millis() / 1000, state);
+                streams = replay.write(out, chartId, start, after, before, clock.millis() / 1000, state, caps);
             } catch (IOException | RuntimeException e) {
                 out.release();
                 LOG.warn("STREAM {} [forward]: cannot answer REPLAY_CHART for '{}': {}", hostname, id, e.toString());

@@ -2,6 +2,8 @@ package io.strata.replication.sender;
 
 import io.netty.buffer.ByteBuf;
 import io.strata.engine.StorageEngine;
+import io.strata.engine.page.StorageNumber;
+import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.sender.HostStreamWriter;
 import io.strata.streaming.sender.SenderWireFormat;
 
@@ -43,10 +45,22 @@ public final class ReplayAnswer {
      */
     public boolean write(ByteBuf out, int chartId, boolean startStreaming, long after, long before,
                          long nowSeconds, HostStreamWriter.CollectionState state) throws IOException {
+        return write(out, chartId, startStreaming, after, before, nowSeconds, state, 0);
+    }
+
+    /**
+     * {@link #write(ByteBuf, int, boolean, long, long, long, HostStreamWriter.CollectionState)} on a
+     * connection that negotiated {@code caps}: with IEEE754 the numbers of RBEGIN, RSET, RDSTATE,
+     * RSSTATE and REND are in base64 ({@code #} integers, {@code @} doubles) and RSET's flags are
+     * unquoted with the anomaly bit, as 2.x writes them.
+     */
+    public boolean write(ByteBuf out, int chartId, boolean startStreaming, long after, long before,
+                         long nowSeconds, HostStreamWriter.CollectionState state, long caps) throws IOException {
         HostStreamWriter.ChartDimensions w = wire.dimensionsForReplay(chartId);
         int start = out.writerIndex();
+        boolean ieee754 = Capabilities.has(caps, Capabilities.IEEE754);
         try {
-            return replay(out, chartId, w, startStreaming, after, before, nowSeconds, state);
+            return replay(out, chartId, w, startStreaming, after, before, nowSeconds, state, ieee754);
         } catch (IOException | RuntimeException e) {
             out.writerIndex(start);
             throw e;
@@ -54,7 +68,8 @@ public final class ReplayAnswer {
     }
 
     private boolean replay(ByteBuf out, int chartId, HostStreamWriter.ChartDimensions w, boolean startStreaming,
-                           long after, long before, long now, HostStreamWriter.CollectionState state) throws IOException {
+                           long after, long before, long now, HostStreamWriter.CollectionState state,
+                           boolean ieee754) throws IOException {
         long[] range = wire.tier0Range(w.metrics());
         long firstLocal = range[0];
         if (firstLocal > now + FUTURE_TOLERANCE_SECONDS) {
@@ -90,7 +105,8 @@ public final class ReplayAnswer {
         long answeredAfter = after;
         long answeredBefore;
         if (after != 0 && before != 0) {
-            answeredBefore = replayPoints(out, w, queryAfter, queryBefore, enableStreaming, lastUpdated, now);
+            answeredBefore = replayPoints(out, w, queryAfter, queryBefore, enableStreaming, lastUpdated, now,
+                    ieee754);
         } else {
             answeredAfter = 0;
             answeredBefore = 0;
@@ -103,7 +119,7 @@ public final class ReplayAnswer {
             // its own (a point at or before a metric's last stored second is refused).
             long withheldAfter = Math.max(w.definedLast(), firstLocal - 1);
             if (firstLocal > 0 && range[1] > w.definedLast() && withheldAfter < lastLocal) {
-                answeredBefore = replayPoints(out, w, withheldAfter, lastLocal, true, lastUpdated, now);
+                answeredBefore = replayPoints(out, w, withheldAfter, lastLocal, true, lastUpdated, now, ieee754);
             }
         }
 
@@ -115,16 +131,32 @@ public final class ReplayAnswer {
                 enableStreaming = false;
             } else {
                 for (int i = 0; i < w.metrics().length; i++) {
-                    SenderWireFormat.replayDimensionState(out, w.dimensionIdsUtf8()[i], state.lastCollectedUt(chartId, i),
-                            state.lastCollectedValue(chartId, i), state.lastCalculatedValue(chartId, i),
-                            state.lastStoredValue(chartId, i));
+                    if (ieee754) {
+                        SenderWireFormat.replayDimensionStateIeee754(out, w.dimensionIdsUtf8()[i],
+                                state.lastCollectedUt(chartId, i), state.lastCollectedValue(chartId, i),
+                                state.lastCalculatedValue(chartId, i), state.lastStoredValue(chartId, i));
+                    } else {
+                        SenderWireFormat.replayDimensionState(out, w.dimensionIdsUtf8()[i],
+                                state.lastCollectedUt(chartId, i), state.lastCollectedValue(chartId, i),
+                                state.lastCalculatedValue(chartId, i), state.lastStoredValue(chartId, i));
+                    }
                 }
-                SenderWireFormat.replayChartState(out, state.chartLastCollectedUt(chartId),
-                        state.chartLastUpdatedUt(chartId));
+                if (ieee754) {
+                    SenderWireFormat.replayChartStateIeee754(out, state.chartLastCollectedUt(chartId),
+                            state.chartLastUpdatedUt(chartId));
+                } else {
+                    SenderWireFormat.replayChartState(out, state.chartLastCollectedUt(chartId),
+                            state.chartLastUpdatedUt(chartId));
+                }
             }
         }
-        SenderWireFormat.replayEnd(out, w.updateEvery(), firstLocal, lastLocal, enableStreaming, answeredAfter,
-                answeredBefore, worldClock);
+        if (ieee754) {
+            SenderWireFormat.replayEndIeee754(out, w.updateEvery(), firstLocal, lastLocal, enableStreaming,
+                    answeredAfter, answeredBefore, worldClock);
+        } else {
+            SenderWireFormat.replayEnd(out, w.updateEvery(), firstLocal, lastLocal, enableStreaming, answeredAfter,
+                    answeredBefore, worldClock);
+        }
         return enableStreaming;
     }
 
@@ -135,7 +167,7 @@ public final class ReplayAnswer {
      * Returns the {@code before} actually used.
      */
     private long replayPoints(ByteBuf out, HostStreamWriter.ChartDimensions w, long after, long before, boolean enableStreaming,
-                              long lastUpdatedSeconds, long wallClock) throws IOException {
+                              long lastUpdatedSeconds, long wallClock, boolean ieee754) throws IOException {
         if (enableStreaming && lastUpdatedSeconds > before) {
             before = lastUpdatedSeconds;
         }
@@ -152,7 +184,7 @@ public final class ReplayAnswer {
             cursors[i].start(w.metrics()[i], after, before, ue, capacity);
         }
         try {
-            return replayPoints(out, w, after, before, wallClock, ue, n, pointsAsked, cursors);
+            return replayPoints(out, w, after, before, wallClock, ue, n, pointsAsked, cursors, ieee754);
         } finally {
             returnCursors(cursors);
         }
@@ -175,7 +207,8 @@ public final class ReplayAnswer {
     }
 
     private long replayPoints(ByteBuf out, HostStreamWriter.ChartDimensions w, long after, long before, long wallClock,
-                              int ue, int n, long pointsAsked, DimensionCursor[] cursors) throws IOException {
+                              int ue, int n, long pointsAsked, DimensionCursor[] cursors, boolean ieee754)
+            throws IOException {
         int maxIdBytes = 0;
         for (byte[] id : w.dimensionIdsUtf8()) {
             maxIdBytes = Math.max(maxIdBytes, id.length);
@@ -211,16 +244,27 @@ public final class ReplayAnswer {
             if (minEnd <= minStart) {
                 minStart = minEnd - ue;
             }
-            points.begin(minStart, minEnd, wallClock, n, maxIdBytes);
-            for (int i = 0; i < n; i++) {
-                DimensionCursor c = cursors[i];
-                if (c.loaded && c.end - ue <= minEnd && c.end >= minEnd) {
-                    points.set(out, w.dimensionIdsUtf8()[i], c.storageNumber);
-                } else {
-                    points.empty(w.dimensionIdsUtf8()[i]);
+            if (ieee754) {
+                SenderWireFormat.replayPointIeee754(out, minStart, minEnd, wallClock);
+                for (int i = 0; i < n; i++) {
+                    DimensionCursor c = cursors[i];
+                    int sn = c.storageNumber;
+                    boolean has = c.loaded && c.end - ue <= minEnd && c.end >= minEnd && !StorageNumber.isEmpty(sn);
+                    SenderWireFormat.replaySetIeee754(out, w.dimensionIdsUtf8()[i], has ? StorageNumber.unpack(sn) : 0,
+                            sn & StorageNumber.SN_USER_FLAGS, !has);
                 }
+            } else {
+                points.begin(minStart, minEnd, wallClock, n, maxIdBytes);
+                for (int i = 0; i < n; i++) {
+                    DimensionCursor c = cursors[i];
+                    if (c.loaded && c.end - ue <= minEnd && c.end >= minEnd) {
+                        points.set(out, w.dimensionIdsUtf8()[i], c.storageNumber);
+                    } else {
+                        points.empty(w.dimensionIdsUtf8()[i]);
+                    }
+                }
+                points.drainTo(out);
             }
-            points.drainTo(out);
             now = minEnd + 1;
         }
         return before;

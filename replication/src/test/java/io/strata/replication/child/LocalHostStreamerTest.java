@@ -9,6 +9,7 @@ import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
+import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.sender.Destination;
 import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.AfterEach;
@@ -37,6 +38,8 @@ class LocalHostStreamerTest {
 
     private static final UUID HOST = UUID.fromString("0d9f6e3c-5b1a-4f7e-9a51-000000000002");
     private static final long NOW = 1_700_000_100L;
+    /** What a 1.37.1 parent grants our child: all it offers but the 2.x data forms. */
+    private static final long FROM_1_37_1 = LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.INTERPOLATED_IEEE754;
 
     @TempDir
     Path dir;
@@ -87,7 +90,7 @@ class LocalHostStreamerTest {
 
     @Test
     void liveDataWaitsForTheReplayAnswerThatStartsItAndANewConnectionStartsOver() {
-        streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
+        streamer.onConnected(session, FROM_1_37_1);
         String defined = written();
         // the chart's retention (its first collection sets the baseline and stores nothing; the first
         // point's interval starts a second before it), the clock's second
@@ -111,15 +114,34 @@ class LocalHostStreamerTest {
 
         streamer.onDisconnected("test");
         assertEquals(0, streamer.chartsStreaming());
-        streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
+        streamer.onConnected(session, FROM_1_37_1);
         assertTrue(written().contains("CHART \"test.c\""), "defined again on the new connection");
         streamer.collected(List.of(chart));
         assertEquals("", written(), "and waits for its REPLAY_CHART again");
     }
 
     @Test
-    void aFunctionIsAnsweredAsNotFound() {
+    void aNetdata2ParentGetsTheReplayAnswerAndLiveDataInTheInterpolatedForms() {
         streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
+        written();
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 3) + " " + NOW);
+        String answer = written();
+        // NOW - 3 = 1700000097 = #BlU/Fh, NOW - 1 = #BlU/Fj, NOW = #BlU/Fk; values as IEEE754 base64 doubles, flags unquoted
+        assertTrue(answer.contains("RBEGIN '' #BlU/Fj #BlU/Fk #BlU/Fk\nRSET \"a\" @"), answer);
+        assertTrue(answer.contains("\nRSSTATE #"), answer);
+        assertTrue(answer.endsWith(" true #BlU/Fh #BlU/Fk #BlU/Fk\n"), answer);
+        assertEquals(1, streamer.chartsStreaming());
+
+        // live: what the collection stored, at its slot (NOW + 1 = #BlU/Fl; the wall clock is NOW); the
+        // value is the collected one (#), not anomalous (A)
+        local.collect(chart, new long[] {7}, null, (NOW + 1) * 1_000_000L);
+        streamer.collected(List.of(chart));
+        assertEquals("BEGIN2 \"test.c\" #B #BlU/Fl #BlU/Fk\nSET2 \"a\" #H # A\nEND2\n", written());
+    }
+
+    @Test
+    void aFunctionIsAnsweredAsNotFound() {
+        streamer.onConnected(session, FROM_1_37_1);
         written();
         command("FUNCTION tx-2 10 \"processes\"");
         String answer = written();

@@ -14,6 +14,8 @@ import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.auth.HealthSetting;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.collect.StoredPointLog;
+import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.receiver.ReceivedStreamListener;
 import io.strata.streaming.sender.Destination;
@@ -122,7 +124,7 @@ class HostForwarderTest {
 
     @Test
     void definesCollectedChartsAnswersReplayChartAndThenForwardsLiveData() throws Exception {
-        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.INTERPOLATED_IEEE754);
         String defined = written();
         assertTrue(defined.contains("CHART \"test.c\""), defined);
         assertTrue(defined.contains("DIMENSION \"a\""), defined);
@@ -156,8 +158,30 @@ class HostForwarderTest {
     }
 
     @Test
-    void aFunctionIsAnsweredAsNotFoundAndAnUnknownChartIsIgnored() throws Exception {
+    void aNetdata2ParentGetsWhatWasStoredHereInTheInterpolatedForms() throws Exception {
         forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
+        written();
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 5) + " " + NOW);
+        String answer = written();
+        // NOW - 1 = 1700000099 = #BlU/Fj, NOW = #BlU/Fk; values as IEEE754 base64 doubles: the stored 100
+        // unpacks to 100.00000000000001 (@EBZAAAAAAAB), sent exactly where %0.7f printed 100.0000000
+        assertTrue(answer.contains("RBEGIN '' #BlU/Fj #BlU/Fk #BlU/Fk\nRSET \"a\" @"), answer);
+        assertTrue(answer.contains("RSET \"b\" @EBZAAAAAAAB A\n"), answer);
+        assertTrue(answer.endsWith(" true #BlU/Ff #BlU/Fk #BlU/Fk\n"), answer);
+
+        onLoop(() -> {
+            forwarder.chartCollected(chart);
+            forwarder.readComplete();
+            return null;
+        });
+        // the slot NOW + 1 (#BlU/Fl) as stored here, the wall clock NOW; 2.5 = @EAEAAAAAAAA
+        assertEquals("BEGIN2 \"test.c\" #B #BlU/Fl #BlU/Fk\nSET2 \"a\" #H # A\nSET2 \"b\" #I @EAEAAAAAAAA AR\nEND2\n",
+                written());
+    }
+
+    @Test
+    void aFunctionIsAnsweredAsNotFoundAndAnUnknownChartIsIgnored() throws Exception {
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.INTERPOLATED_IEEE754);
         written();
         command("FUNCTION tx-1 10 \"processes\"");
         String answer = written();
@@ -171,7 +195,7 @@ class HostForwarderTest {
 
     @Test
     void aRequestWaitsForThisParentsOwnReplicationOfTheChartUntilTheClockSaysEnough() throws Exception {
-        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.INTERPOLATED_IEEE754);
         written();
         stream.replicating = true;
         Thread grandParent = new Thread(() -> command("REPLAY_CHART \"test.c\" \"false\" " + (NOW - 5) + " " + NOW),
@@ -278,6 +302,16 @@ class HostForwarderTest {
                 values[i] = 7 + i;
                 updated[i] = true;
             }
+        }
+
+        /** What the received collection stored here: a at NOW + 1 = 7 (its collected value), b = 2.5. */
+        @Override
+        public StoredPointLog storedPoints(int chartId) {
+            StoredPointLog log = new StoredPointLog((metric, time, updateEvery, value, flags) -> { });
+            List<Integer> metrics = engine.metadata().metrics(chartId);
+            log.store(metrics.get(0), NOW + 1, 1, 7, StorageNumber.SN_FLAG_NOT_ANOMALOUS);
+            log.store(metrics.get(1), NOW + 1, 1, 2.5, StorageNumber.SN_FLAG_NOT_ANOMALOUS | StorageNumber.SN_FLAG_RESET);
+            return log;
         }
 
         @Override

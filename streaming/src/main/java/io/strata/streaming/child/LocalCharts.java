@@ -7,6 +7,7 @@ import io.strata.engine.meta.HostInfo;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.streaming.collect.Algorithm;
 import io.strata.streaming.collect.ChartCollector;
+import io.strata.streaming.collect.StoredPointLog;
 import io.strata.streaming.collect.StoredPointSink;
 import io.strata.streaming.sender.HostStreamWriter;
 
@@ -30,6 +31,7 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
         final int chartId;
         final String id;
         final ChartCollector collector;
+        final StoredPointLog stored;
         final long[] collected;
         final boolean[] updated;
         long lastCollectionMicros;
@@ -42,10 +44,11 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
          */
         volatile long collectionVersion;
 
-        Chart(int chartId, String id, ChartCollector collector, int dimensions) {
+        Chart(int chartId, String id, ChartCollector collector, StoredPointLog stored, int dimensions) {
             this.chartId = chartId;
             this.id = id;
             this.collector = collector;
+            this.stored = stored;
             this.collected = new long[dimensions];
             this.updated = new boolean[dimensions];
         }
@@ -67,6 +70,11 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
         /** Which dimensions the last collection set. */
         public boolean[] updated() {
             return updated;
+        }
+
+        /** The points the last collection stored (what BEGIN2/SET2 carry). */
+        public StoredPointLog stored() {
+            return stored;
         }
 
         public String id() {
@@ -126,7 +134,8 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
             meta.upsertDimension(d);
         }
         List<Integer> metrics = meta.metrics(chartId);
-        ChartCollector collector = new ChartCollector(info.updateEvery(), sink);
+        StoredPointLog log = new StoredPointLog(sink);
+        ChartCollector collector = new ChartCollector(info.updateEvery(), log);
         List<DimensionInfo> ordered = new ArrayList<>();
         for (int m : metrics) {
             ordered.add(meta.dimension(m));
@@ -135,7 +144,7 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
             DimensionInfo d = ordered.get(i);
             collector.addDimension(metrics.get(i), Algorithm.parse(d.algorithm()), d.multiplier(), d.divisor());
         }
-        Chart c = new Chart(chartId, info.id(), collector, metrics.size());
+        Chart c = new Chart(chartId, info.id(), collector, log, metrics.size());
         charts.add(c);
         Chart[] a = byChartId;
         if (chartId >= a.length) {
@@ -167,6 +176,7 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
     }
 
     private static void collectInto(Chart c, long[] values, boolean[] updated, long nowMicros) {
+        c.stored.clear();
         for (int i = 0; i < c.collected.length; i++) {
             boolean u = updated == null || updated[i];
             c.updated[i] = u;

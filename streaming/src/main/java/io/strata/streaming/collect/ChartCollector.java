@@ -219,6 +219,55 @@ public final class ChartCollector {
     }
 
     // ------------------------------------------------------------------------------------------
+    // interpolated collection (BEGIN2 / SET2 / END2 of a 2.x child)
+
+    /**
+     * {@code BEGIN2}: the child already interpolated this collection onto the slot ending at
+     * {@code endSeconds}; the chart takes {@code updateEvery} and that time as its last collected
+     * and last updated time, as Netdata 2.x's {@code pluginsd_begin_v2} does. Nothing is
+     * interpolated here: {@link #interpolatedSet} stores what the child computed.
+     */
+    public void interpolatedBegin(int updateEverySeconds, long endSeconds) {
+        if (updateEverySeconds != updateEvery) {
+            updateEvery(updateEverySeconds);
+        }
+        long endUt = endSeconds * USEC_PER_SEC;
+        usecSinceLastUpdate = lastCollectedUt > 0 && endUt > lastCollectedUt
+                ? endUt - lastCollectedUt : (long) updateEvery * USEC_PER_SEC;
+        lastCollectedUt = endUt;
+        lastUpdatedUt = endUt;
+        counter++;
+        counterDone++;
+        beginPending = false;
+        // the next v1 BEGIN (a child that falls back) measures from here
+        syncClock = false;
+    }
+
+    /**
+     * {@code SET2}: stores the child's value at the slot opened by {@link #interpolatedBegin} with
+     * the child's flags, and keeps the collected value as the dimension's collection state.
+     *
+     * @param value NaN or infinite for an empty slot (stored as a gap)
+     * @param flags engine user flags ({@code SN_FLAG_NOT_ANOMALOUS}, {@code SN_FLAG_RESET})
+     */
+    public void interpolatedSet(int index, long collectedValue, double value, int flags) {
+        checkIndex(index);
+        long endSeconds = lastCollectedUt / USEC_PER_SEC;
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            sink.store(metricIds[index], endSeconds, updateEvery, Double.NaN, FLAGS_GAP);
+        } else {
+            sink.store(metricIds[index], endSeconds, updateEvery, value, flags & StorageNumber.SN_USER_FLAGS);
+        }
+        lastStoredTimeSeconds = endSeconds;
+        dimensionLastCollectedUt[index] = lastCollectedUt;
+        lastCollectedValues[index] = collectedValue;
+        collectedValues[index] = collectedValue;
+        lastCalculatedValues[index] = value;
+        lastStoredValues[index] = value;
+        collectionsCounters[index]++;
+    }
+
+    // ------------------------------------------------------------------------------------------
     // replication (RBEGIN / RSET / RDSTATE / RSSTATE / REND)
 
     /**

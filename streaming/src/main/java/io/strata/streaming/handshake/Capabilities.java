@@ -20,6 +20,10 @@ public final class Capabilities {
     public static final long FUNCTIONS = 2048;
     public static final long REPLICATION = 4096;
     public static final long BINARY = 8192;
+    /** 2.x: values are sent as the child interpolated them ({@code BEGIN2}/{@code SET2}/{@code END2}). */
+    public static final long INTERPOLATED = 1 << 14;
+    /** 2.x: numbers of BEGIN2/SET2 and of replication in base64 ({@code #} integers, {@code @} IEEE754 doubles). */
+    public static final long IEEE754 = 1 << 15;
 
     /** Everything a 1.37.1 agent built with LZ4 offers: 16376 (0x3FF8). */
     public static final long NETDATA_1_37_1 =
@@ -28,11 +32,19 @@ public final class Capabilities {
     /** What a 1.37.1 child offers with {@code enable compression = no}: 15352 (0x3BF8). */
     public static final long NETDATA_1_37_1_WITHOUT_COMPRESSION = NETDATA_1_37_1 & ~COMPRESSION;
 
+    /** The 2.x data forms Strata speaks on top of {@link #NETDATA_1_37_1}. */
+    public static final long INTERPOLATED_IEEE754 = INTERPOLATED | IEEE754;
+
+    /** Every bit {@link #normalise} keeps: the 1.37.1 set and the 2.x data forms. */
+    public static final long KNOWN = NETDATA_1_37_1 | INTERPOLATED_IEEE754;
+
     private static final long[] BITS = {
         V1, V2, VN, VCAPS, HLABELS, CLAIM, CLABELS, COMPRESSION, FUNCTIONS, REPLICATION, BINARY,
+        INTERPOLATED, IEEE754,
     };
     private static final String[] NAMES = {
         "V1", "V2", "VN", "VCAPS", "HLABELS", "CLAIM", "CLABELS", "COMPRESSION", "FUNCTIONS", "REPLICATION", "BINARY",
+        "INTERPOLATED", "IEEE754",
     };
 
     private Capabilities() {
@@ -46,7 +58,8 @@ public final class Capabilities {
      *   <li>≤ 1 → V1; 2 → V2|HLABELS; 3 → VN|HLABELS|CLAIM; 4 → … |CLABELS; 5 → … |COMPRESSION;
      *       above 5 → the number is the bitmask;</li>
      *   <li>VCAPS clears V1, V2 and VN; otherwise VN clears V1 and V2; otherwise V2 clears V1;</li>
-     *   <li>the result is ANDed with {@link #NETDATA_1_37_1}, the set a 1.37.1 agent knows.</li>
+     *   <li>the result is ANDed with {@link #KNOWN}: the set a 1.37.1 agent knows and the 2.x data
+     *       forms (INTERPOLATED, IEEE754), which a 1.37.1 agent never offers.</li>
      * </ul>
      */
     public static long normalise(long ver) {
@@ -72,7 +85,7 @@ public final class Capabilities {
         } else if ((caps & V2) != 0) {
             caps &= ~V1;
         }
-        return caps & NETDATA_1_37_1;
+        return caps & KNOWN;
     }
 
     /** True when every bit of {@code bit} is set in {@code caps}. */
@@ -82,8 +95,8 @@ public final class Capabilities {
 
     /**
      * The names of the set bits in Netdata's order ({@code V1 V2 VN VCAPS HLABELS CLAIM CLABELS
-     * COMPRESSION FUNCTIONS REPLICATION BINARY}), separated by one space. Netdata's log line ends with
-     * an extra space; this does not. Bits outside the 1.37.1 set are not named. 0 gives "".
+     * COMPRESSION FUNCTIONS REPLICATION BINARY INTERPOLATED IEEE754}), separated by one space. Netdata's
+     * log line ends with an extra space; this does not. Bits outside {@link #KNOWN} are not named. 0 gives "".
      */
     public static String names(long caps) {
         StringBuilder out = new StringBuilder();

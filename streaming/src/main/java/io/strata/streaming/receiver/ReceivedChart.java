@@ -3,6 +3,7 @@ package io.strata.streaming.receiver;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.streaming.collect.Algorithm;
 import io.strata.streaming.collect.ChartCollector;
+import io.strata.streaming.collect.StoredPointLog;
 import io.strata.streaming.collect.StoredPointSink;
 
 import java.util.Arrays;
@@ -16,6 +17,8 @@ final class ReceivedChart {
     /** The engine's id of the chart ({@code MetadataStore.upsertChart}). */
     int chartId = -1;
     final ChartCollector collector;
+    /** What the chart's latest collection (BEGIN..END or BEGIN2..END2) stored, for a forwarder. */
+    final StoredPointLog stored;
     final ByteKeyIndex dimensions = new ByteKeyIndex();
     int[] metricIds = new int[4];
     /** Chart labels of the CLABEL lines since the last CLABEL_COMMIT. */
@@ -45,8 +48,10 @@ final class ReceivedChart {
     boolean obsolete;
     /** A dimension of this chart was refused (over a limit): values of unknown dimensions are skipped. */
     boolean dimensionsRefused;
-    /** BEGIN seen and END not yet. */
+    /** BEGIN seen and END not yet (or BEGIN2 and END2 not yet, with {@link #interpolated}). */
     boolean collecting;
+    /** The open collection is a BEGIN2 one: SET2 and END2 belong to it, SET and END do not. */
+    boolean interpolated;
     /** The raw values of the last live collection, by dimension index, and which were set in it. */
     long[] collected = new long[4];
     boolean[] updated = new boolean[4];
@@ -56,7 +61,8 @@ final class ReceivedChart {
     ReceivedChart(ChartInfo info, StoredPointSink sink, ReceiverReplication.ChartReplication replication) {
         this.info = info;
         this.replication = replication;
-        this.collector = new ChartCollector(info.updateEvery(), sink);
+        this.stored = new StoredPointLog(sink);
+        this.collector = new ChartCollector(info.updateEvery(), stored);
     }
 
     /** Adds or redefines a dimension; returns its index. */

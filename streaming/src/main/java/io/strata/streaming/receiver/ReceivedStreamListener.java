@@ -1,5 +1,7 @@
 package io.strata.streaming.receiver;
 
+import io.strata.streaming.collect.StoredPointLog;
+
 import io.netty.channel.EventLoop;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.handshake.StreamRequest;
@@ -90,6 +92,14 @@ public interface ReceivedStreamListener {
          * does not define). Event loop only.
          */
         void collectedValues(int chartId, int[] metrics, long[] values, boolean[] updated);
+
+        /**
+         * The points the chart's last collection stored here (what a forwarder sends on in
+         * BEGIN2/SET2), empty for a chart this stream does not define. Event loop only.
+         */
+        default StoredPointLog storedPoints(int chartId) {
+            return StoredPointLog.EMPTY;
+        }
 
         /**
          * The collection state of one dimension and of the chart, for a replication answer

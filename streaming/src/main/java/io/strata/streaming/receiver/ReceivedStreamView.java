@@ -1,5 +1,7 @@
 package io.strata.streaming.receiver;
 
+import io.strata.streaming.collect.StoredPointLog;
+
 import io.netty.channel.EventLoop;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.collect.ChartCollector;
@@ -73,6 +75,12 @@ final class ReceivedStreamView implements ReceivedStreamListener.ReceivedStream 
     public long microsecondsSinceLastCollection(int chartId) {
         ReceivedChart c = parser.byChartId(chartId);
         return c == null ? 0 : c.collector.microsecondsSinceLastCollection();
+    }
+
+    @Override
+    public StoredPointLog storedPoints(int chartId) {
+        ReceivedChart c = parser.byChartId(chartId);
+        return c == null ? StoredPointLog.EMPTY : c.stored;
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.strata.streaming.collect.StoredPointSink;
 import io.strata.streaming.wire.AsciiNumbers;
 import io.strata.streaming.wire.LineSplitter;
 import io.strata.streaming.wire.LineTokenizer;
+import io.strata.streaming.wire.NetdataNumbers;
 import io.strata.streaming.wire.StreamProtocolException;
 
 import java.nio.charset.StandardCharsets;
@@ -44,6 +45,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private static final byte[] K_SET = ascii("SET");
     private static final byte[] K_BEGIN = ascii("BEGIN");
     private static final byte[] K_END = ascii("END");
+    private static final byte[] K_SET2 = ascii("SET2");
+    private static final byte[] K_BEGIN2 = ascii("BEGIN2");
+    private static final byte[] K_END2 = ascii("END2");
+    private static final byte[] W_SLOT = ascii("SLOT:");
     private static final byte[] K_RSET = ascii("RSET");
     private static final byte[] K_RBEGIN = ascii("RBEGIN");
     private static final byte[] K_RDSTATE = ascii("RDSTATE");
@@ -229,6 +234,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         return hostVariables;
     }
 
+    /** The host's functions ({@code FUNCTION GLOBAL}) by name, their help as value. Event loop only. */
+    Map<String, String> hostFunctions() {
+        return hostFunctions;
+    }
+
     /** Who hears of definitions, collections and replication ends (a forwarder). Event loop only. */
     void observe(ReceivedStreamListener.Observer o) {
         this.observer = o == null ? ReceivedStreamListener.Observer.NONE : o;
@@ -290,6 +300,12 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         int ke = words.end(0);
         if (is(b, ks, ke, K_SET)) {
             set(b, s, e, n);
+        } else if (is(b, ks, ke, K_SET2)) {
+            set2(b, s, e, n);
+        } else if (is(b, ks, ke, K_BEGIN2)) {
+            begin2(b, s, e, n);
+        } else if (is(b, ks, ke, K_END2)) {
+            end2(b, s, e);
         } else if (is(b, ks, ke, K_BEGIN)) {
             begin(b, s, e, n);
         } else if (is(b, ks, ke, K_END)) {
@@ -390,6 +406,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         long usec = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
         current = c;
         c.collecting = true;
+        c.interpolated = false;
+        c.stored.clear();
         Arrays.fill(c.updated, 0, c.dimensionCount(), false);
         c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
     }
@@ -405,7 +423,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             return;
         }
         ReceivedChart c = current;
-        if (c == null || !c.collecting) {
+        if (c == null || !c.collecting || c.interpolated) {
             throw error("SET outside BEGIN/END", b, s, e);
         }
         if (n < 2) {
@@ -433,7 +451,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             return;
         }
         ReceivedChart c = current;
-        if (c == null || !c.collecting) {
+        if (c == null || !c.collecting || c.interpolated) {
             throw error("END without BEGIN", b, s, e);
         }
         c.collecting = false;
@@ -443,6 +461,115 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             // a time the engine cannot hold (past 2106, or a chart pushed there by the child's durations)
             throw error("END: " + outOfRange.getMessage(), b, s, e);
         }
+        c.collections++;
+        observer.chartCollected(c.chartId);
+        if (samplesSinceReport > 0) {
+            stats.samplesCollected.add(samplesSinceReport);
+            samplesSinceReport = 0;
+        }
+    }
+
+    // ---------------------------------------------------------------- interpolated data (2.x)
+
+    /** The index of the first word after the keyword and an optional {@code SLOT:<n>} (never negotiated). */
+    private int afterSlot(byte[] b, int n) {
+        if (n > 1) {
+            int ws = words.start(1);
+            if (words.end(1) - ws >= W_SLOT.length && AsciiNumbers.equalsAscii(b, ws, ws + W_SLOT.length, W_SLOT)) {
+                return 2;
+            }
+        }
+        return 1;
+    }
+
+    /**
+     * {@code BEGIN2 '<chart>' <update every> <end time> <wall clock|#>}: the child interpolated the
+     * collection onto the slot ending at {@code end time}; its SET2 values are stored as they are.
+     */
+    private void begin2(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        int i = afterSlot(b, n);
+        if (n < i + 4) {
+            throw error("BEGIN2 missing parameters", b, s, e);
+        }
+        int index = chartIndex.get(b, words.start(i), words.end(i));
+        if (index < 0) {
+            if (chartsRefused) {
+                skipRefusedChart();
+                return;
+            }
+            throw error("BEGIN2 of a chart that was not defined", b, s, e);
+        }
+        long updateEvery = NetdataNumbers.parseUnsigned(b, words.start(i + 1), words.end(i + 1));
+        long endTime = NetdataNumbers.parseUnsigned(b, words.start(i + 2), words.end(i + 2));
+        // the wall clock (i + 3, '#' = the end time) is not needed to store the point
+        if (updateEvery <= 0 || updateEvery > 86_400) {
+            throw error("BEGIN2 update_every out of range", b, s, e);
+        }
+        if (endTime <= 0 || endTime > 0xFFFF_FFFFL - 86_400) {
+            throw error("BEGIN2 end time out of range", b, s, e);
+        }
+        skipping = false;
+        ReceivedChart c = charts.get(index);
+        current = c;
+        c.collecting = true;
+        c.interpolated = true;
+        c.stored.clear();
+        Arrays.fill(c.updated, 0, c.dimensionCount(), false);
+        c.collector.interpolatedBegin((int) updateEvery, endTime);
+    }
+
+    /** {@code SET2 '<dimension>' <collected> <value|#> <flags>}: {@code #} = the collected value; flags A, R, E. */
+    private void set2(byte[] b, int s, int e, int n) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
+        ReceivedChart c = current;
+        if (c == null || !c.collecting || !c.interpolated) {
+            throw error("SET2 outside BEGIN2/END2", b, s, e);
+        }
+        int i = afterSlot(b, n);
+        if (n < i + 4) {
+            throw error("SET2 missing parameters", b, s, e);
+        }
+        int dim = c.dimensions.get(b, words.start(i), words.end(i));
+        if (dim < 0) {
+            if (c.dimensionsRefused) {
+                return;
+            }
+            throw error("SET2 of a dimension that was not defined in chart " + c.info.id(), b, s, e);
+        }
+        long collected = NetdataNumbers.parseSigned(b, words.start(i + 1), words.end(i + 1));
+        int vs = words.start(i + 2);
+        int ve = words.end(i + 2);
+        double value = vs < ve && b[vs] == '#' ? (double) collected : NetdataNumbers.parseDouble(b, vs, ve);
+        int flags = StorageNumber.SN_FLAG_NONE;
+        for (int f = words.start(i + 3), fe = words.end(i + 3); f < fe; f++) {
+            byte ch = b[f];
+            if (ch == 'A') {
+                flags |= StorageNumber.SN_FLAG_NOT_ANOMALOUS;
+            } else if (ch == 'R') {
+                flags |= StorageNumber.SN_FLAG_RESET;
+            } else if (ch == 'E') {
+                value = Double.NaN;
+                break;
+            }
+        }
+        c.collector.interpolatedSet(dim, collected, value, flags);
+        c.collected[dim] = collected;
+        c.updated[dim] = true;
+        samplesSinceReport++;
+    }
+
+    private void end2(byte[] b, int s, int e) throws StreamProtocolException {
+        if (skipping) {
+            return;
+        }
+        ReceivedChart c = current;
+        if (c == null || !c.collecting || !c.interpolated) {
+            throw error("END2 without BEGIN2", b, s, e);
+        }
+        c.collecting = false;
+        c.interpolated = false;
         c.collections++;
         observer.chartCollected(c.chartId);
         if (samplesSinceReport > 0) {
@@ -816,9 +943,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         ReceivedChart c = current;
         if (n >= 5) {
-            long start = AsciiNumbers.parseLongC(b, words.start(2), words.end(2));
-            long endT = AsciiNumbers.parseLongC(b, words.start(3), words.end(3));
-            long childNow = AsciiNumbers.parseLongC(b, words.start(4), words.end(4));
+            long start = NetdataNumbers.parseSigned(b, words.start(2), words.end(2));
+            long endT = NetdataNumbers.parseSigned(b, words.start(3), words.end(3));
+            long childNow = NetdataNumbers.parseSigned(b, words.start(4), words.end(4));
             // the engine keeps unsigned 32-bit seconds; a live collection follows the replayed point, so keep room
             if (start <= 0 || endT <= start || endT - start > 86_400 || endT > childNow + c.info.updateEvery() + 1
                     || endT > 0xFFFF_FFFFL - 86_400) {
@@ -830,6 +957,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             c.replayPointStart = start;
             c.replayPointEnd = endT;
             c.replayPointOpen = true;
+            c.stored.clear(); // replayed points are not forwarded as collected ones
             c.collector.replayBegin(start, endT);
         } else {
             c.replayPointOpen = false;
@@ -871,8 +999,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     /**
-     * {@code RSET "<dim>" <value> "<flags>"} in the one shape senders write it, split without the
-     * general tokenizer (most bytes of a replication answer are these lines). Returns false, having
+     * {@code RSET "<dim>" <value> "<flags>"} (2.x: the flags unquoted, or {@code ''}) in the shapes
+     * senders write, split without the general tokenizer (most bytes of a replication answer are these lines). Returns false, having
      * done nothing, for any other shape (escapes, other quotes, NUL, more words): the general path
      * then splits it as Netdata does.
      */
@@ -904,15 +1032,28 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         int flagsStart = 0;
         int flagsEnd = 0;
         if (i < e) {
-            if (b[i] != '"') {
+            if (b[i] == '\'' && i + 1 < e && b[i + 1] == '\'') {
+                // 2.x: '' for no flags
+                flagsStart = i + 1;
+                flagsEnd = i + 1;
+                i += 2;
+            } else if (b[i] >= 'A' && b[i] <= 'Z') {
+                // 2.x: the flags unquoted (A, R, E)
+                flagsStart = i;
+                while (i < e && b[i] >= 'A' && b[i] <= 'Z') {
+                    i++;
+                }
+                flagsEnd = i;
+            } else if (b[i] != '"') {
                 return false;
+            } else {
+                flagsStart = i + 1;
+                flagsEnd = closingQuote(b, flagsStart, e);
+                if (flagsEnd < 0) {
+                    return false;
+                }
+                i = flagsEnd + 1;
             }
-            flagsStart = i + 1;
-            flagsEnd = closingQuote(b, flagsStart, e);
-            if (flagsEnd < 0) {
-                return false;
-            }
-            i = flagsEnd + 1;
             while (i < e && isSeparator(b[i])) {
                 i++;
             }
@@ -961,7 +1102,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             }
             throw error("RSET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
-        double value = AsciiNumbers.parseDouble(b, valueStart, valueEnd);
+        double value = NetdataNumbers.parseDouble(b, valueStart, valueEnd);
         int flags = StorageNumber.SN_DEFAULT_FLAGS;
         boolean empty = false;
         if (flagsEnd > flagsStart) {
@@ -998,10 +1139,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             throw error("RDSTATE of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
         c.collector.dimensionState(dim,
-                AsciiNumbers.parseLongC(b, words.start(2), words.end(2)),
-                AsciiNumbers.parseLongC(b, words.start(3), words.end(3)),
-                AsciiNumbers.parseDouble(b, words.start(4), words.end(4)),
-                AsciiNumbers.parseDouble(b, words.start(5), words.end(5)));
+                NetdataNumbers.parseUnsigned(b, words.start(2), words.end(2)),
+                NetdataNumbers.parseSigned(b, words.start(3), words.end(3)),
+                NetdataNumbers.parseDouble(b, words.start(4), words.end(4)),
+                NetdataNumbers.parseDouble(b, words.start(5), words.end(5)));
     }
 
     private void replayChartState(byte[] b, int s, int e, int n) throws StreamProtocolException {
@@ -1015,8 +1156,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (n < 3) {
             throw error("RSSTATE needs 2 values", b, s, e);
         }
-        c.collector.chartState(AsciiNumbers.parseLongC(b, words.start(1), words.end(1)),
-                AsciiNumbers.parseLongC(b, words.start(2), words.end(2)));
+        c.collector.chartState(NetdataNumbers.parseUnsigned(b, words.start(1), words.end(1)),
+                NetdataNumbers.parseUnsigned(b, words.start(2), words.end(2)));
     }
 
     private void replayEnd(byte[] b, int s, int e, int n) throws StreamProtocolException {
@@ -1030,11 +1171,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (n < 8) {
             throw error("REND needs 7 values", b, s, e);
         }
-        long childUpdateEvery = AsciiNumbers.parseLongC(b, words.start(1), words.end(1));
-        long childFirst = AsciiNumbers.parseLongC(b, words.start(2), words.end(2));
-        long childLast = AsciiNumbers.parseLongC(b, words.start(3), words.end(3));
+        long childUpdateEvery = NetdataNumbers.parseSigned(b, words.start(1), words.end(1));
+        long childFirst = NetdataNumbers.parseSigned(b, words.start(2), words.end(2));
+        long childLast = NetdataNumbers.parseSigned(b, words.start(3), words.end(3));
         boolean start = is(b, words.start(4), words.end(4), W_TRUE);
-        long before = AsciiNumbers.parseLongC(b, words.start(6), words.end(6));
+        long before = NetdataNumbers.parseSigned(b, words.start(6), words.end(6));
         if (start && c.replayCoveredTo > 0) {
             // live data follows: an answer that ended well before its window's end skipped the rest
             checkForHole(c, before, b, s, e);

@@ -1,5 +1,6 @@
 package io.strata.streaming.sender;
 
+import io.strata.streaming.collect.StoredPointLog;
 import io.strata.streaming.handshake.Capabilities;
 
 import io.netty.buffer.ByteBuf;
@@ -374,6 +375,59 @@ public final class HostStreamWriter {
             }
         }
         SenderWireFormat.end(out);
+    }
+
+    /**
+     * {@code BEGIN2}/{@code SET2}/{@code END2} (capability INTERPOLATED; numbers in base64 with
+     * IEEE754) of what one collection of a chart defined on this connection stored: one BEGIN2 per
+     * slot, one SET2 per dimension with a value in that slot. Gaps are not sent, as in 2.x: a slot
+     * of gaps only sends nothing.
+     *
+     * @param collected raw collected values in definition order (the SET2 collected field)
+     * @throws IllegalStateException when the chart was not defined on this connection
+     */
+    public void writeInterpolated(ByteBuf out, int chartId, long caps, long wallClockSeconds, long[] collected,
+                                  StoredPointLog points) {
+        ChartWire[] ws = wires;
+        ChartWire w = chartId >= 0 && chartId < ws.length ? ws[chartId] : null;
+        if (w == null) {
+            throw new IllegalStateException("chart " + chartId + " was not defined on this connection");
+        }
+        boolean ieee754 = Capabilities.has(caps, Capabilities.IEEE754);
+        int count = points.storedPoints();
+        long open = 0;
+        for (int k = 0; k < count; k++) {
+            double value = points.storedValue(k);
+            if (Double.isNaN(value) || Double.isInfinite(value)) {
+                continue;
+            }
+            int d = indexOf(w.metrics, points.storedMetric(k));
+            if (d < 0) {
+                continue; // a dimension defined after this connection's definition of the chart
+            }
+            long time = points.storedTime(k);
+            if (time != open) {
+                if (open != 0) {
+                    SenderWireFormat.end2(out);
+                }
+                SenderWireFormat.begin2(out, w.idUtf8, w.updateEvery, time, wallClockSeconds, ieee754);
+                open = time;
+            }
+            SenderWireFormat.set2(out, w.dimIds[d], d < collected.length ? collected[d] : 0, value,
+                    points.storedFlags(k), ieee754);
+        }
+        if (open != 0) {
+            SenderWireFormat.end2(out);
+        }
+    }
+
+    private static int indexOf(int[] metrics, int metric) {
+        for (int i = 0; i < metrics.length; i++) {
+            if (metrics[i] == metric) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.strata.streaming.sender;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.strata.engine.page.StorageNumber;
+import io.strata.streaming.wire.NetdataNumbers;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -58,6 +59,10 @@ public final class SenderWireFormat {
     private static final byte[] SET = ascii("SET \"");
     private static final byte[] QUOTE_EQUALS = ascii("\" = ");
     private static final byte[] END = ascii("END\n");
+    private static final byte[] BEGIN2 = ascii("BEGIN2 \"");
+    private static final byte[] SET2 = ascii("SET2 \"");
+    private static final byte[] END2 = ascii("END2\n");
+    private static final byte[] NO_FLAGS = ascii("''");
     private static final byte[] RBEGIN = ascii("RBEGIN \"");
     public static final byte[] RBEGIN_POINT = ascii("RBEGIN '' ");
     public static final byte[] RSET = ascii("RSET \"");
@@ -304,6 +309,91 @@ public final class SenderWireFormat {
         out.writeBytes(END);
     }
 
+    // ---- interpolated data (INTERPOLATED, 2.x) ----------------------------------------------------
+
+    /**
+     * {@code BEGIN2 "<chart id>" <update every> <end time> <wall clock>}: opens the values of the
+     * slot ending at {@code endSeconds}, as the child interpolated them. Numbers in base64
+     * ({@code #}) with IEEE754, else in hex ({@code 0x}), as 2.x's {@code stream_send_rrddim_metrics_v2};
+     * the wall clock is {@code #} when it equals the end time.
+     */
+    public static void begin2(ByteBuf out, byte[] chartIdUtf8, int updateEvery, long endSeconds,
+                              long wallClockSeconds, boolean ieee754) {
+        out.writeBytes(BEGIN2);
+        out.writeBytes(chartIdUtf8);
+        out.writeByte('"');
+        out.writeByte(' ');
+        writeEncodedUnsigned(out, updateEvery, ieee754);
+        out.writeByte(' ');
+        writeEncodedUnsigned(out, endSeconds, ieee754);
+        out.writeByte(' ');
+        if (wallClockSeconds == endSeconds) {
+            out.writeByte('#');
+        } else {
+            writeEncodedUnsigned(out, wallClockSeconds, ieee754);
+        }
+        out.writeByte('\n');
+    }
+
+    /**
+     * {@code SET2 "<dimension id>" <collected> <value> <flags>}: the value is {@code #} when it
+     * equals the collected value, else an IEEE754 base64 double ({@code @}) with IEEE754 or a
+     * decimal without; the collected value is a signed base64 or hex integer; flags are
+     * {@code A} (not anomalous), {@code R} (counter reset), both, or {@code ''}.
+     */
+    public static void set2(ByteBuf out, byte[] dimensionIdUtf8, long collected, double value, int storageFlags,
+                            boolean ieee754) {
+        out.writeBytes(SET2);
+        out.writeBytes(dimensionIdUtf8);
+        out.writeByte('"');
+        out.writeByte(' ');
+        if (ieee754) {
+            NetdataNumbers.writeSignedBase64(out, collected);
+        } else {
+            NetdataNumbers.writeSignedHex(out, collected);
+        }
+        out.writeByte(' ');
+        if ((double) collected == value) {
+            out.writeByte('#');
+        } else if (ieee754) {
+            NetdataNumbers.writeDoubleBase64(out, value);
+        } else {
+            NetdataNumbers.writeDoubleDecimal(out, value);
+        }
+        out.writeByte(' ');
+        writeStorageFlags(out, storageFlags);
+        out.writeByte('\n');
+    }
+
+    /** {@code END2}: closes a {@link #begin2}. */
+    public static void end2(ByteBuf out) {
+        out.writeBytes(END2);
+    }
+
+    /** 2.x's {@code buffer_print_sn_flags} with the anomaly bit: {@code A}, {@code R}, {@code AR} or {@code ''}. */
+    public static void writeStorageFlags(ByteBuf out, int storageFlags) {
+        boolean printed = false;
+        if ((storageFlags & StorageNumber.SN_FLAG_NOT_ANOMALOUS) != 0) {
+            out.writeByte('A');
+            printed = true;
+        }
+        if ((storageFlags & StorageNumber.SN_FLAG_RESET) != 0) {
+            out.writeByte('R');
+            printed = true;
+        }
+        if (!printed) {
+            out.writeBytes(NO_FLAGS);
+        }
+    }
+
+    private static void writeEncodedUnsigned(ByteBuf out, long v, boolean ieee754) {
+        if (ieee754) {
+            NetdataNumbers.writeUnsignedBase64(out, v);
+        } else {
+            NetdataNumbers.writeUnsignedHex(out, v);
+        }
+    }
+
     // ---- replication answers ----------------------------------------------------------------------
 
     /** {@code RBEGIN "<chart id>"}: opens a replication answer for the chart. */
@@ -450,6 +540,87 @@ public final class SenderWireFormat {
         writeUnsigned(out, before);
         out.writeByte(' ');
         writeUnsigned(out, wallClockSeconds);
+        out.writeByte('\n');
+    }
+
+    // ---- replication answers in IEEE754 form (2.x) -------------------------------------------------
+
+    /** {@code RBEGIN '' <start> <end> <wall clock>} with base64 ({@code #}) numbers, as 2.x writes it with IEEE754. */
+    public static void replayPointIeee754(ByteBuf out, long startSeconds, long endSeconds, long wallClockSeconds) {
+        out.writeBytes(RBEGIN_POINT);
+        NetdataNumbers.writeUnsignedBase64(out, startSeconds);
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, endSeconds);
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, wallClockSeconds);
+        out.writeByte('\n');
+    }
+
+    /**
+     * {@code RSET "<dim>" <value> <flags>} as 2.x writes it with IEEE754: the value an IEEE754
+     * base64 double ({@code @}), the flags unquoted ({@link #writeStorageFlags}, {@code E} for an
+     * empty slot).
+     */
+    public static void replaySetIeee754(ByteBuf out, byte[] dimensionIdUtf8, double value, int storageFlags,
+                                        boolean empty) {
+        out.writeBytes(RSET);
+        out.writeBytes(dimensionIdUtf8);
+        out.writeByte('"');
+        out.writeByte(' ');
+        NetdataNumbers.writeDoubleBase64(out, empty ? Double.NaN : value);
+        out.writeByte(' ');
+        if (empty) {
+            out.writeByte('E');
+        } else {
+            writeStorageFlags(out, storageFlags);
+        }
+        out.writeByte('\n');
+    }
+
+    /** {@link #replayDimensionState(ByteBuf, byte[], long, long, double, double)} with base64 numbers. */
+    public static void replayDimensionStateIeee754(ByteBuf out, byte[] dimensionIdUtf8, long lastCollectedUt,
+                                                   long lastCollectedValue, double lastCalculatedValue,
+                                                   double lastStoredValue) {
+        out.writeBytes(RDSTATE);
+        out.writeBytes(dimensionIdUtf8);
+        out.writeByte('"');
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, lastCollectedUt);
+        out.writeByte(' ');
+        NetdataNumbers.writeSignedBase64(out, lastCollectedValue);
+        out.writeByte(' ');
+        NetdataNumbers.writeDoubleBase64(out, lastCalculatedValue);
+        out.writeByte(' ');
+        NetdataNumbers.writeDoubleBase64(out, lastStoredValue);
+        out.writeByte('\n');
+    }
+
+    /** {@link #replayChartState} with base64 numbers. */
+    public static void replayChartStateIeee754(ByteBuf out, long lastCollectedUt, long lastUpdatedUt) {
+        out.writeBytes(RSSTATE);
+        NetdataNumbers.writeUnsignedBase64(out, lastCollectedUt);
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, lastUpdatedUt);
+        out.writeByte('\n');
+    }
+
+    /** {@link #replayEnd} with base64 numbers. */
+    public static void replayEndIeee754(ByteBuf out, int updateEvery, long firstEntrySeconds, long lastEntrySeconds,
+                                        boolean startStreaming, long after, long before, long wallClockSeconds) {
+        out.writeBytes(REND);
+        NetdataNumbers.writeSignedBase64(out, updateEvery);
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, firstEntrySeconds);
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, lastEntrySeconds);
+        out.writeByte(' ');
+        out.writeBytes(startStreaming ? TRUE : FALSE);
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, after);
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, before);
+        out.writeByte(' ');
+        NetdataNumbers.writeUnsignedBase64(out, wallClockSeconds);
         out.writeByte('\n');
     }
 

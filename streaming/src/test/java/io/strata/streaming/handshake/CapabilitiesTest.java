@@ -79,7 +79,9 @@ class CapabilitiesTest {
 
     @Test
     void unknownBitsAreDroppedAndNumbersAre32BitAsInC() {
-        assertEquals(15296, Capabilities.normalise(15352 | (1L << 14) | (1L << 20)));
+        assertEquals(15296, Capabilities.normalise(15352 | (1L << 18) | (1L << 20)));
+        // INTERPOLATED (1 << 14) and IEEE754 (1 << 15) are kept: Strata speaks them
+        assertEquals(15296 | (1L << 14) | (1L << 15), Capabilities.normalise(15352 | (1L << 14) | (1L << 15)));
         // 2^32-1 is -1 as int32_t: an old version
         assertEquals(V1, Capabilities.normalise(4294967295L));
         assertEquals(V1, Capabilities.normalise(-5));
@@ -92,7 +94,21 @@ class CapabilitiesTest {
         assertEquals("V1 V2 VN VCAPS HLABELS CLAIM CLABELS COMPRESSION FUNCTIONS REPLICATION BINARY",
                 Capabilities.names(Capabilities.NETDATA_1_37_1));
         assertEquals("", Capabilities.names(0));
-        assertEquals("V1", Capabilities.names(V1 | 1 | 2 | 4 | (1L << 14)));
+        assertEquals("V1", Capabilities.names(V1 | 1 | 2 | 4 | (1L << 18)));
+        assertEquals("BINARY INTERPOLATED IEEE754", Capabilities.names(BINARY | (1L << 14) | (1L << 15)));
+    }
+
+    @Test
+    void aNetdata29ChildGetsTheDataFormsFromAParentThatSpeaksThem() {
+        // what a 2.9.0 child offers (seen on the wire): V1..PATHS with LZ4 ZSTD GZIP BROTLI SLOTS ...
+        long offered = 66912248;
+        long parent = Capabilities.NETDATA_1_37_1 | Capabilities.INTERPOLATED_IEEE754;
+        assertEquals(16320 | Capabilities.INTERPOLATED | Capabilities.IEEE754,
+                Capabilities.negotiateAsParent(offered, parent));
+        // a parent of the 1.37.1 set alone answers what it answered before
+        assertEquals(16320, Capabilities.negotiateAsParent(offered, Capabilities.NETDATA_1_37_1));
+        // a 1.37.1 child never gets them: it does not offer them
+        assertEquals(16320, Capabilities.negotiateAsParent(16376, parent));
     }
 
     @Test

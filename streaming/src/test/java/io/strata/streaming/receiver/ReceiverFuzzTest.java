@@ -337,7 +337,7 @@ class ReceiverFuzzTest {
     static final String[] KEYWORDS = {"SET", "BEGIN", "END", "RSET", "RBEGIN", "RDSTATE", "RSSTATE", "REND", "CHART",
             "DIMENSION", "CLABEL", "CLABEL_COMMIT", "CHART_DEFINITION_END", "VARIABLE", "LABEL", "OVERWRITE",
             "CLAIMED_ID", "FUNCTION", "FUNCTION_RESULT_BEGIN", "FUNCTION_RESULT_END", "FLUSH", "DISABLE",
-            "BEGIN2", "set", "SETX", "\"SET\"", "REPLAY_CHART", "END_OF_STREAM", "CHART_DEFINITION_ENDX"};
+            "BEGIN2", "SET2", "END2", "set", "SETX", "\"SET\"", "REPLAY_CHART", "END_OF_STREAM", "CHART_DEFINITION_ENDX"};
 
     /** Numbers that break naive parsing: overflow, sign, exponent, specials. */
     static final String[] NASTY_NUMBERS = {"0", "-0", "1", "-1", "+1", "00000000000000000000001",
@@ -583,7 +583,23 @@ class ReceiverFuzzTest {
         List<byte[]> nextBlock() {
             List<String> b = new ArrayList<>();
             switch (r.nextInt(20)) {
-                case 0, 1, 2, 3, 4, 5, 6, 7 -> {
+                case 0 -> {
+                    // 2.x (INTERPOLATED): base64/hex numbers, '#' shortcuts, flags, now and then a nasty word
+                    childSeconds++;
+                    b.add("BEGIN2 " + chart() + " " + (r.nextInt(20) == 0 ? num() : r.nextBoolean() ? "#B" : "0x1") + " "
+                            + (r.nextInt(20) == 0 ? num() : r.nextInt(10) == 0 ? "#" + word() : "#" + base64(childSeconds))
+                            + " " + (r.nextBoolean() ? "#" : sec()));
+                    for (String d : dims) {
+                        if (r.nextInt(8) != 0) {
+                            b.add("SET2 " + quoted(d) + " " + (r.nextInt(20) == 0 ? num() : "-#" + base64(r.nextInt(1000)))
+                                    + " " + (r.nextInt(3) == 0 ? "#" : r.nextInt(20) == 0 ? "@" + word()
+                                    : "@" + base64(Double.doubleToRawLongBits(r.nextDouble() * 1000)))
+                                    + " " + (r.nextInt(4) == 0 ? "E" : r.nextInt(4) == 0 ? "''" : r.nextBoolean() ? "A" : "AR"));
+                        }
+                    }
+                    b.add(r.nextInt(30) == 0 ? "END" : "END2");
+                }
+                case 1, 2, 3, 4, 5, 6, 7 -> {
                     childSeconds++;
                     b.add("BEGIN " + chart() + " " + (r.nextInt(20) == 0 ? num() : 1_000_000 + r.nextInt(2001) - 1000));
                     for (String d : dims) {
@@ -697,6 +713,16 @@ class ReceiverFuzzTest {
 
         private String chart() {
             return quoted(r.nextInt(30) == 0 ? "fz.unknown" + r.nextInt(3) : charts[r.nextInt(charts.length)]);
+        }
+
+        private static String base64(long v) {
+            String digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            StringBuilder out = new StringBuilder();
+            do {
+                out.insert(0, digits.charAt((int) (v & 63)));
+                v >>>= 6;
+            } while (v != 0);
+            return out.toString();
         }
 
         private long edge() {

@@ -1,0 +1,72 @@
+package io.strata.streaming.collect;
+
+import java.util.Arrays;
+
+/**
+ * A {@link StoredPointSink} that stores through to its target and keeps what one collection of a
+ * chart stored, in the order stored (slot by slot, dimensions in order within a slot): what a 2.x
+ * child sends with INTERPOLATED ({@code BEGIN2}/{@code SET2}). A point is the engine metric, the
+ * slot's end time, the stored value (NaN for a gap) and its storage flags. Kept in primitive
+ * arrays reused from one collection to the next (they grow only when a collection stores more
+ * slots than any before). Single-threaded: the collecting thread writes and reads it.
+ */
+public final class StoredPointLog implements StoredPointSink {
+
+    /** A log of nothing (its target refuses points). */
+    public static final StoredPointLog EMPTY = new StoredPointLog((metric, time, updateEvery, value, flags) -> {
+        throw new UnsupportedOperationException("the empty log stores nothing");
+    });
+
+    private final StoredPointSink target;
+    private int count;
+    private int[] metrics = new int[8];
+    private long[] times = new long[8];
+    private double[] values = new double[8];
+    private int[] flags = new int[8];
+
+    public StoredPointLog(StoredPointSink target) {
+        this.target = target;
+    }
+
+    /** Forgets the points of the previous collection. */
+    public void clear() {
+        count = 0;
+    }
+
+    @Override
+    public void store(int metricId, long pointTimeSeconds, int updateEvery, double value, int storageFlags) {
+        target.store(metricId, pointTimeSeconds, updateEvery, value, storageFlags);
+        if (count == times.length) {
+            int n = count * 2;
+            metrics = Arrays.copyOf(metrics, n);
+            times = Arrays.copyOf(times, n);
+            values = Arrays.copyOf(values, n);
+            flags = Arrays.copyOf(flags, n);
+        }
+        metrics[count] = metricId;
+        times[count] = pointTimeSeconds;
+        values[count] = value;
+        flags[count] = storageFlags;
+        count++;
+    }
+
+    public int storedPoints() {
+        return count;
+    }
+
+    public int storedMetric(int point) {
+        return metrics[point];
+    }
+
+    public long storedTime(int point) {
+        return times[point];
+    }
+
+    public double storedValue(int point) {
+        return values[point];
+    }
+
+    public int storedFlags(int point) {
+        return flags[point];
+    }
+}
