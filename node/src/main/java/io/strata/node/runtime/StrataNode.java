@@ -58,10 +58,11 @@ public final class StrataNode implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StrataNode.class);
 
-    /** What this node can speak as a parent: the whole 1.37.1 set. */
+    /** What this node can speak as a parent: the whole 1.37.1 set, and 2.x's ZSTD. */
     public static final long PARENT_CAPABILITIES = Capabilities.V1 | Capabilities.V2 | Capabilities.VN
             | Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM | Capabilities.CLABELS
-            | Capabilities.COMPRESSION | Capabilities.FUNCTIONS | Capabilities.REPLICATION | Capabilities.BINARY;
+            | Capabilities.COMPRESSION | Capabilities.FUNCTIONS | Capabilities.REPLICATION | Capabilities.BINARY
+            | Capabilities.ZSTD;
 
     private final NodeConfig config;
     private final StorageEngine engine;

@@ -37,9 +37,10 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         ParentCommandDispatcher.Target {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalHostStreamer.class);
-    /** What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call). */
+    /** What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call), and 2.x's ZSTD. */
     public static final long CHILD_CAPABILITIES = Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM
-            | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY;
+            | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY
+            | Capabilities.ZSTD;
 
     private final LocalCharts charts;
     private final HostStreamWriter stream;
@@ -76,7 +77,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         this.commands = new ParentCommandDispatcher(charts.host().hostname(), this);
         this.sendCharts = SimplePattern.parse(settings.sendChartsMatching());
         String key = settings.apiKey();
-        long offered = settings.enableCompression() ? CHILD_CAPABILITIES : CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
+        long offered = settings.enableCompression() ? CHILD_CAPABILITIES : CHILD_CAPABILITIES & ~Capabilities.COMPRESSIONS;
         Handshake handshake = Handshake.netdata(d -> StreamRequest.builder().key(key).hostname(charts.host().hostname())
                 .registryHostname(charts.host().hostname())
                 .machineGuid(charts.host().machineGuid().toString())
