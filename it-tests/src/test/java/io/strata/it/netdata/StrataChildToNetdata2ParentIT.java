@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * A Strata child streams into a real Netdata 2.9.0 parent with LZ4: the parent lists our host and
+ * A Strata child streams into a real Netdata 2.9.0 parent with ZSTD (our child offers ZSTD and LZ4, the
+ * parent takes ZSTD, first in its order): the parent lists our host and
  * charts, and its {@code /api/v1/data} answers every value our child stored, from each chart's
  * second point to the last.
  *
@@ -61,7 +62,8 @@ class StrataChildToNetdata2ParentIT {
                 assertTrue(parent.waitForLog("established link with negotiated capabilities", Duration.ofSeconds(60)),
                         "the real parent never accepted our child: " + parent.log());
                 List<String> link = parent.logLines("established link with negotiated capabilities");
-                assertTrue(link.stream().anyMatch(l -> l.contains("LZ4")), "negotiated without LZ4: " + link);
+                assertTrue(link.stream().anyMatch(l -> l.contains("ZSTD") && !l.contains("LZ4")),
+                        "negotiated without ZSTD alone: " + link);
                 // wait (bounded) until the parent lists our charts, then for a few live seconds past them
                 long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                 JsonNode charts = null;
