@@ -123,6 +123,11 @@ public final class ZstdStreamFrameDecoder extends ByteToMessageDecoder {
         return compressedBytes;
     }
 
+    /** Whether the zstd context was freed (the handler left its pipeline, e.g. the channel closed). */
+    boolean contextFreed() {
+        return closed;
+    }
+
     /** Bytes produced by decoding. */
     public long decompressedBytes() {
         return decompressedBytes;

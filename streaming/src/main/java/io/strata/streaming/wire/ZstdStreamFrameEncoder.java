@@ -100,6 +100,11 @@ public final class ZstdStreamFrameEncoder extends MessageToByteEncoder<ByteBuf> 
         return compressedBytes;
     }
 
+    /** Whether the zstd context was freed (the handler left its pipeline, e.g. the channel closed). */
+    boolean contextFreed() {
+        return closed;
+    }
+
     /** Bytes taken from the written buffers. */
     public long decompressedBytes() {
         return decompressedBytes;

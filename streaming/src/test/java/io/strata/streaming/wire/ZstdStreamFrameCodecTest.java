@@ -106,6 +106,20 @@ class ZstdStreamFrameCodecTest {
     }
 
     @Test
+    void theNativeContextsAreFreedWhenTheChannelCloses() {
+        ZstdStreamFrameEncoder zstdEncoder = new ZstdStreamFrameEncoder(false);
+        ZstdStreamFrameDecoder zstdDecoder = new ZstdStreamFrameDecoder();
+        EmbeddedChannel encoder = new EmbeddedChannel(zstdEncoder);
+        EmbeddedChannel decoder = new EmbeddedChannel(zstdDecoder);
+        decode(decoder, encode(encoder, chartBlock(1, 1, new Random(1))), 10);
+        assertTrue(!zstdEncoder.contextFreed() && !zstdDecoder.contextFreed());
+        encoder.close();
+        decoder.close();
+        assertTrue(zstdEncoder.contextFreed(), "the encoder's context");
+        assertTrue(zstdDecoder.contextFreed(), "the decoder's context");
+    }
+
+    @Test
     void blocksSplitAcrossReadsAtEveryByte() {
         Random r = new Random(11);
         EmbeddedChannel encoder = new EmbeddedChannel(new ZstdStreamFrameEncoder(true));
@@ -235,6 +249,35 @@ class ZstdStreamFrameCodecTest {
         assertEquals("received a compressed message of 16256 bytes, which is bigger than the max compressed message"
                 + " size supported of 16255", e.getMessage());
         tooBig.finishAndReleaseAll();
+    }
+
+    @Test
+    void mutatedStreamsFailOnlyWithAProtocolError() {
+        Random r = new Random(17);
+        EmbeddedChannel encoder = new EmbeddedChannel(new ZstdStreamFrameEncoder(false));
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        for (int i = 0; i < 40; i++) {
+            wire.writeBytes(encode(encoder, chartBlock(i % 7, i, r)));
+        }
+        encoder.finishAndReleaseAll();
+        byte[] good = wire.toByteArray();
+        int failures = 0;
+        for (int round = 0; round < 2000; round++) {
+            byte[] bad = good.clone();
+            for (int e = 1 + r.nextInt(4); e > 0; e--) {
+                bad[r.nextInt(bad.length)] ^= (byte) (1 + r.nextInt(255));
+            }
+            EmbeddedChannel decoder = new EmbeddedChannel(new ZstdStreamFrameDecoder());
+            try {
+                decode(decoder, bad, 1 + r.nextInt(3000));
+            } catch (DecoderException e) {
+                assertInstanceOf(StreamProtocolException.class, e.getCause(), String.valueOf(e.getCause()));
+                failures++;
+            } finally {
+                decoder.finishAndReleaseAll();
+            }
+        }
+        assertTrue(failures > 1000, failures + " of 2000 mutated streams refused");
     }
 
     /** One frame, flushed, of {@code plain} with the given window, as a child at that setting would send. */
