@@ -20,7 +20,7 @@ public final class Capabilities {
     public static final long FUNCTIONS = 2048;
     public static final long REPLICATION = 4096;
     public static final long BINARY = 8192;
-    /** Netdata 2.x: ZSTD compression, one zstd stream per connection (docs/format/stream-framing.md §4). */
+    /** Netdata 2.x: ZSTD compression, one zstd stream per connection (docs/format/stream-framing.md §8). */
     public static final long ZSTD = 1L << 19;
     /** Netdata 2.x: GZIP compression. Declined: never offered, never granted. */
     public static final long GZIP = 1L << 20;
