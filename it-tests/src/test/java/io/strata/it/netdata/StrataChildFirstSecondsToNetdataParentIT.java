@@ -10,6 +10,7 @@ import io.strata.engine.page.StorageNumber;
 import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
+import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.sender.Handshake;
 import io.strata.streaming.sender.SenderListener;
@@ -97,7 +98,7 @@ class StrataChildFirstSecondsToNetdataParentIT {
             };
             Handshake handshake = Handshake.netdata(d -> StreamRequest.builder().key(RealNetdata.API_KEY)
                     .hostname(hostname).registryHostname(hostname).machineGuid(guid.toString()).updateEvery(1)
-                    .os("linux").hops(1).ver(LocalHostStreamer.CHILD_CAPABILITIES & ~StreamSender.CAP_COMPRESSION)
+                    .os("linux").hops(1).ver(LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.COMPRESSIONS)
                     .programName("netdata").programVersion("v1.37.1").build().encode());
             ScheduledExecutorService collector = Executors.newSingleThreadScheduledExecutor();
             try (StreamSender sender = StreamSender.fromSettings(hostname, settings, settings.destination(), handshake,

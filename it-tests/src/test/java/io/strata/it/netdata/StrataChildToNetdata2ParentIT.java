@@ -24,8 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * A Strata child streams into a real Netdata 2.9.0 parent with LZ4, INTERPOLATED and IEEE754 (what
- * our child stored is sent as stored, in BEGIN2/SET2/END2 and base64 replication): the parent lists our host and
+ * A Strata child streams into a real Netdata 2.9.0 parent with ZSTD (our child offers ZSTD and LZ4, the
+ * parent takes ZSTD, first in its order), INTERPOLATED and IEEE754 (what our child stored is sent as
+ * stored, in BEGIN2/SET2/END2 and base64 replication): the parent lists our host and
  * charts, and its {@code /api/v1/data} answers every value our child stored, from each chart's
  * second point to the last.
  *
@@ -63,7 +64,8 @@ class StrataChildToNetdata2ParentIT {
                 assertTrue(parent.waitForLog("established link with negotiated capabilities", Duration.ofSeconds(60)),
                         "the real parent never accepted our child: " + parent.log());
                 List<String> link = parent.logLines("established link with negotiated capabilities");
-                assertTrue(link.stream().anyMatch(l -> l.contains("LZ4")), "negotiated without LZ4: " + link);
+                assertTrue(link.stream().anyMatch(l -> l.contains("ZSTD") && !l.contains("LZ4")),
+                        "negotiated without ZSTD alone: " + link);
                 // our child sends BEGIN2/SET2/END2 with base64 numbers, and answers replication in the same forms
                 assertTrue(link.stream().anyMatch(l -> l.contains("INTERPOLATED") && l.contains("IEEE754")),
                         "negotiated without INTERPOLATED and IEEE754: " + link);

@@ -31,7 +31,8 @@ public final class LoadCommand implements Callable<Integer> {
     int dimensionsPerChart;
     @Option(names = "--seconds", defaultValue = "30", description = "Duration of the run. Default ${DEFAULT-VALUE}.")
     double seconds;
-    @Option(names = "--compression", defaultValue = "on", description = "on|off: offer LZ4. Default ${DEFAULT-VALUE}.")
+    @Option(names = "--compression", defaultValue = "on", description = "on|off|zstd: offer LZ4; zstd: offer ZSTD "
+            + "and LZ4 (a parent that has ZSTD takes it). Default ${DEFAULT-VALUE}.")
     String compression;
     @Option(names = "--api-key", defaultValue = "11111111-2222-3333-4444-555555555555",
             description = "API key of the parent's stream.conf. Default ${DEFAULT-VALUE}.")
@@ -56,18 +57,22 @@ public final class LoadCommand implements Callable<Integer> {
             return 2;
         }
         boolean lz4;
+        boolean zstd = false;
         if (compression.equals("on")) {
             lz4 = true;
+        } else if (compression.equals("zstd")) {
+            lz4 = true;
+            zstd = true;
         } else if (compression.equals("off")) {
             lz4 = false;
         } else {
-            System.err.println("strata load: --compression must be on or off, got " + compression);
+            System.err.println("strata load: --compression must be on, off or zstd, got " + compression);
             return 2;
         }
         LoadGenerator.Options o;
         try {
             o = new LoadGenerator.Options(parent.substring(0, colon), Integer.parseInt(parent.substring(colon + 1)),
-                    children, metricsPerChild, dimensionsPerChart, seconds, lz4, apiKey, rate, seed);
+                    children, metricsPerChild, dimensionsPerChart, seconds, lz4, apiKey, rate, seed, zstd);
         } catch (IllegalArgumentException e) {
             System.err.println("strata load: " + e.getMessage());
             return 2;
@@ -99,6 +104,7 @@ public final class LoadCommand implements Callable<Integer> {
             n.put("compression", lz4);
             n.put("collections", r.collections());
             n.put("uncompressed_bytes", r.uncompressedBytes());
+            n.put("wire_bytes", r.wireBytes());
             if (parentPid != null) {
                 n.put("parent_cpu_seconds", cpu);
                 n.put("samples_per_parent_cpu_second", Math.round(r.samplesSent() / cpu));
@@ -109,6 +115,8 @@ public final class LoadCommand implements Callable<Integer> {
         } else {
             System.out.printf("%d children (%d accepted) x %d metrics, %.1f s: %d samples sent, %.0f samples/s%n",
                     children, r.childrenAccepted(), metricsPerChild, r.seconds(), r.samplesSent(), r.samplesPerSecond());
+            System.out.printf("%d bytes on the wire (%.3f per sample), %d bytes of text%n", r.wireBytes(),
+                    (double) r.wireBytes() / Math.max(1, r.samplesSent()), r.uncompressedBytes());
             if (parentPid != null) {
                 System.out.printf("parent CPU %.2f s: %.0f samples per parent CPU-second%n", cpu, r.samplesSent() / cpu);
             }

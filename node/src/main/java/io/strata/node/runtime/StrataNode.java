@@ -58,11 +58,11 @@ public final class StrataNode implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StrataNode.class);
 
-    /** What this node can speak as a parent: the whole 1.37.1 set, and 2.x's BEGIN2/SET2 with IEEE754 numbers. */
+    /** What this node can speak as a parent: the whole 1.37.1 set, and 2.x's BEGIN2/SET2 with IEEE754 numbers and ZSTD. */
     public static final long PARENT_CAPABILITIES = Capabilities.V1 | Capabilities.V2 | Capabilities.VN
             | Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM | Capabilities.CLABELS
             | Capabilities.COMPRESSION | Capabilities.FUNCTIONS | Capabilities.REPLICATION | Capabilities.BINARY
-            | Capabilities.INTERPOLATED_IEEE754;
+            | Capabilities.INTERPOLATED_IEEE754 | Capabilities.ZSTD;
 
     private final NodeConfig config;
     private final StorageEngine engine;

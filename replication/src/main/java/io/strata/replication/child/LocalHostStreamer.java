@@ -39,11 +39,11 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
     private static final Logger LOG = LoggerFactory.getLogger(LocalHostStreamer.class);
     /**
      * What a Strata child offers: all of 1.37.1 but FUNCTIONS (it has none to call), and 2.x's
-     * INTERPOLATED with IEEE754 (a 1.37.1 parent ignores bits it does not know).
+     * INTERPOLATED with IEEE754 and ZSTD (a 1.37.1 parent ignores bits it does not know).
      */
     public static final long CHILD_CAPABILITIES = Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM
             | Capabilities.CLABELS | Capabilities.COMPRESSION | Capabilities.REPLICATION | Capabilities.BINARY
-            | Capabilities.INTERPOLATED_IEEE754;
+            | Capabilities.INTERPOLATED_IEEE754 | Capabilities.ZSTD;
 
     private final LocalCharts charts;
     private final HostStreamWriter stream;
@@ -80,7 +80,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         this.commands = new ParentCommandDispatcher(charts.host().hostname(), this);
         this.sendCharts = SimplePattern.parse(settings.sendChartsMatching());
         String key = settings.apiKey();
-        long offered = settings.enableCompression() ? CHILD_CAPABILITIES : CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
+        long offered = settings.enableCompression() ? CHILD_CAPABILITIES : CHILD_CAPABILITIES & ~Capabilities.COMPRESSIONS;
         Handshake handshake = Handshake.netdata(d -> StreamRequest.builder().key(key).hostname(charts.host().hostname())
                 .registryHostname(charts.host().hostname())
                 .machineGuid(charts.host().machineGuid().toString())

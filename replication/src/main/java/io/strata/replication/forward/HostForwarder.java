@@ -94,7 +94,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         var settings = stream.settings();
         this.sendCharts = SimplePattern.parse(settings.proxySendChartsMatching());
         long offered = template.enableCompression() ? LocalHostStreamer.CHILD_CAPABILITIES
-                : LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.COMPRESSION;
+                : LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.COMPRESSIONS;
         byte[] request = received.toBuilder().key(settings.proxyApiKey()).hops(received.hops() + 1).ver(offered)
                 .build().encode();
         this.sender = StreamSender.fromSettings(hostname + " (forwarded)", template, settings.proxyDestination(),

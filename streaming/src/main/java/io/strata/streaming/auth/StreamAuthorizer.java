@@ -278,14 +278,14 @@ public final class StreamAuthorizer {
         long offeredNormalised = Capabilities.normalise(offered);
         long negotiated = Capabilities.negotiateAsParent(offered, parentCapabilities);
         if (!settings.compression()) {
-            negotiated &= ~Capabilities.COMPRESSION;
+            negotiated &= ~Capabilities.COMPRESSIONS;
         }
         byte[] reply = HandshakeReplies.accepted(negotiated, offeredNormalised);
         StringBuilder log = new StringBuilder(who).append(": accepted; offered ")
                 .append(req.ver() >= 0 ? "ver=" + req.ver() : "no ver (version " + offered + ")")
                 .append(" [").append(Capabilities.names(offeredNormalised)).append("], negotiated ")
                 .append(negotiated).append(" [").append(Capabilities.names(negotiated)).append(']');
-        if (Capabilities.has(offeredNormalised, Capabilities.COMPRESSION) && !settings.compression()) {
+        if ((offeredNormalised & Capabilities.COMPRESSIONS) != 0 && !settings.compression()) {
             log.append("; compression disabled by stream.conf");
         }
         if (hopsReplace > 0) {

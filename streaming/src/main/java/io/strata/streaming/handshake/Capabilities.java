@@ -24,6 +24,12 @@ public final class Capabilities {
     public static final long INTERPOLATED = 1 << 14;
     /** 2.x: numbers of BEGIN2/SET2 and of replication in base64 ({@code #} integers, {@code @} IEEE754 doubles). */
     public static final long IEEE754 = 1 << 15;
+    /** Netdata 2.x: ZSTD compression, one zstd stream per connection (docs/format/stream-framing.md §8). */
+    public static final long ZSTD = 1L << 19;
+    /** Netdata 2.x: GZIP compression. Declined: never offered, never granted. */
+    public static final long GZIP = 1L << 20;
+    /** Netdata 2.x: BROTLI compression. Declined: never offered, never granted. */
+    public static final long BROTLI = 1L << 21;
 
     /** Everything a 1.37.1 agent built with LZ4 offers: 16376 (0x3FF8). */
     public static final long NETDATA_1_37_1 =
@@ -35,16 +41,22 @@ public final class Capabilities {
     /** The 2.x data forms Strata speaks on top of {@link #NETDATA_1_37_1}. */
     public static final long INTERPOLATED_IEEE754 = INTERPOLATED | IEEE754;
 
-    /** Every bit {@link #normalise} keeps: the 1.37.1 set and the 2.x data forms. */
-    public static final long KNOWN = NETDATA_1_37_1 | INTERPOLATED_IEEE754;
+    /** Every compression Strata speaks: LZ4 ({@link #COMPRESSION}) and {@link #ZSTD}. */
+    public static final long COMPRESSIONS = COMPRESSION | ZSTD;
+
+    /**
+     * Every bit Strata understands in an offer or a reply, which {@link #normalise} keeps: the
+     * 1.37.1 set, the 2.x data forms and 2.x's {@link #ZSTD}; any other bit is dropped.
+     */
+    public static final long KNOWN = NETDATA_1_37_1 | INTERPOLATED_IEEE754 | ZSTD;
 
     private static final long[] BITS = {
         V1, V2, VN, VCAPS, HLABELS, CLAIM, CLABELS, COMPRESSION, FUNCTIONS, REPLICATION, BINARY,
-        INTERPOLATED, IEEE754,
+        INTERPOLATED, IEEE754, ZSTD,
     };
     private static final String[] NAMES = {
         "V1", "V2", "VN", "VCAPS", "HLABELS", "CLAIM", "CLABELS", "COMPRESSION", "FUNCTIONS", "REPLICATION", "BINARY",
-        "INTERPOLATED", "IEEE754",
+        "INTERPOLATED", "IEEE754", "ZSTD",
     };
 
     private Capabilities() {
@@ -58,8 +70,8 @@ public final class Capabilities {
      *   <li>≤ 1 → V1; 2 → V2|HLABELS; 3 → VN|HLABELS|CLAIM; 4 → … |CLABELS; 5 → … |COMPRESSION;
      *       above 5 → the number is the bitmask;</li>
      *   <li>VCAPS clears V1, V2 and VN; otherwise VN clears V1 and V2; otherwise V2 clears V1;</li>
-     *   <li>the result is ANDed with {@link #KNOWN}: the set a 1.37.1 agent knows and the 2.x data
-     *       forms (INTERPOLATED, IEEE754), which a 1.37.1 agent never offers.</li>
+     *   <li>the result is ANDed with {@link #KNOWN}: the set a 1.37.1 agent knows, the 2.x data
+     *       forms (INTERPOLATED, IEEE754) and 2.x's {@link #ZSTD}, which a 1.37.1 agent never offers.</li>
      * </ul>
      */
     public static long normalise(long ver) {
@@ -95,7 +107,7 @@ public final class Capabilities {
 
     /**
      * The names of the set bits in Netdata's order ({@code V1 V2 VN VCAPS HLABELS CLAIM CLABELS
-     * COMPRESSION FUNCTIONS REPLICATION BINARY INTERPOLATED IEEE754}), separated by one space. Netdata's
+     * COMPRESSION FUNCTIONS REPLICATION BINARY INTERPOLATED IEEE754 ZSTD}), separated by one space. Netdata's
      * log line ends with an extra space; this does not. Bits outside {@link #KNOWN} are not named. 0 gives "".
      */
     public static String names(long caps) {
@@ -114,14 +126,34 @@ public final class Capabilities {
     /**
      * What a parent answers: {@link #normalise normalise(offeredRaw)} restricted to the bits the
      * parent supports. A real 1.37.1 parent (supports {@link #NETDATA_1_37_1}) turns 15352 into 15296 and
-     * 16376 into 16320. Callers remove {@link #COMPRESSION} afterwards when compression is disabled for
+     * 16376 into 16320. Callers remove {@link #COMPRESSIONS} afterwards when compression is disabled for
      * the host. Never adds a bit the child did not offer (a 1.37.1 child would use it blindly).
      *
      * @param offeredRaw the child's {@code ver} as received (0 when absent, 1 for a
      *                   {@code NETDATA_PROTOCOL_VERSION}-only child)
      */
     public static long negotiateAsParent(long offeredRaw, long parentCaps) {
-        return normalise(offeredRaw) & parentCaps;
+        return keepOneCompression(normalise(offeredRaw) & parentCaps);
+    }
+
+    /**
+     * A 2.x parent grants one compression only, the first of its order {@code zstd lz4 brotli gzip}
+     * that both sides have ({@code stream_select_receiver_compression_algorithm}); the child uses it.
+     */
+    public static long keepOneCompression(long caps) {
+        long chosen = compression(caps);
+        return (caps & ~COMPRESSIONS) | chosen;
+    }
+
+    /**
+     * The compression both ends use for {@code caps} (negotiated): {@link #ZSTD} before {@link #COMPRESSION}
+     * (LZ4), the order of 2.x's sender and receiver; 0 for none.
+     */
+    public static long compression(long caps) {
+        if ((caps & ZSTD) != 0) {
+            return ZSTD;
+        }
+        return caps & COMPRESSION;
     }
 
     /**

@@ -4,10 +4,13 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -18,7 +21,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.HandshakeReplies;
 import io.strata.streaming.handshake.StreamRequest;
-import io.strata.streaming.wire.Lz4StreamFrameEncoder;
+import io.strata.streaming.sender.StreamSender;
 import io.strata.streaming.server.Transports;
 
 import java.nio.charset.StandardCharsets;
@@ -42,9 +45,21 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class LoadGenerator {
 
-    /** What to run. */
+    /**
+     * What to run.
+     *
+     * @param compression offer LZ4 (COMPRESSION)
+     * @param zstd        offer 2.x's ZSTD too (with {@code compression}); a parent that has it prefers it
+     */
     public record Options(String host, int port, int children, int metricsPerChild, int dimensionsPerChart,
-                          double seconds, boolean compression, String apiKey, double rate, long seed) {
+                          double seconds, boolean compression, String apiKey, double rate, long seed, boolean zstd) {
+        /** Without ZSTD: LZ4 when {@code compression}. */
+        public Options(String host, int port, int children, int metricsPerChild, int dimensionsPerChart,
+                       double seconds, boolean compression, String apiKey, double rate, long seed) {
+            this(host, port, children, metricsPerChild, dimensionsPerChart, seconds, compression, apiKey, rate, seed,
+                    false);
+        }
+
         public Options {
             if (children <= 0 || metricsPerChild <= 0 || dimensionsPerChart <= 0 || seconds <= 0) {
                 throw new IllegalArgumentException("children, metrics per child, dimensions per chart and seconds "
@@ -56,15 +71,25 @@ public final class LoadGenerator {
         }
     }
 
-    /** What happened. */
+    /**
+     * What happened.
+     *
+     * @param wireBytes the bytes the fleet wrote to its sockets (requests, definitions and data, after
+     *                  compression): with {@code uncompressedBytes}, the cost of a compression on the wire
+     */
     public record Result(long samplesSent, double seconds, double samplesPerSecond, long collections,
-                         long uncompressedBytes, int childrenAccepted, List<String> refusals, List<String> errors) {
+                         long uncompressedBytes, int childrenAccepted, List<String> refusals, List<String> errors,
+                         long wireBytes) {
     }
 
+    /** Counts what reaches the socket: the handler nearest to it. */
+    private static final String WIRE_COUNT = "wire-count";
+
     /** Offered without REPLICATION and FUNCTIONS: the load is the live stream, not gap filling. */
-    static long offeredCapabilities(boolean compression) {
+    static long offeredCapabilities(boolean compression, boolean zstd) {
         return Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM | Capabilities.CLABELS
-                | Capabilities.BINARY | (compression ? Capabilities.COMPRESSION : 0);
+                | Capabilities.BINARY | (compression ? Capabilities.COMPRESSION : 0)
+                | (compression && zstd ? Capabilities.ZSTD : 0);
     }
 
     public Result run(Options o) throws InterruptedException {
@@ -72,6 +97,7 @@ public final class LoadGenerator {
         LongAdder samples = new LongAdder();
         LongAdder collections = new LongAdder();
         LongAdder bytes = new LongAdder();
+        LongAdder wireBytes = new LongAdder();
         AtomicInteger accepted = new AtomicInteger();
         List<String> refusals = Collections.synchronizedList(new ArrayList<>());
         List<String> errors = Collections.synchronizedList(new ArrayList<>());
@@ -91,6 +117,15 @@ public final class LoadGenerator {
                 b.clone().handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(WIRE_COUNT, new ChannelOutboundHandlerAdapter() {
+                            @Override
+                            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                                if (msg instanceof ByteBuf buf) {
+                                    wireBytes.add(buf.readableBytes());
+                                }
+                                ctx.write(msg, promise);
+                            }
+                        });
                         ch.pipeline().addLast("load-child", child);
                     }
                 }).connect(o.host(), o.port()).addListener((ChannelFuture f) -> {
@@ -118,7 +153,7 @@ public final class LoadGenerator {
             long sent = samples.sum() - s0;
             double secs = (endNanos - startNanos) / 1e9;
             return new Result(sent, secs, sent / secs, collections.sum(), bytes.sum(), accepted.get(),
-                    List.copyOf(refusals), List.copyOf(errors));
+                    List.copyOf(refusals), List.copyOf(errors), wireBytes.sum());
         } finally {
             Transports.stop(group).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
@@ -185,7 +220,7 @@ public final class LoadGenerator {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             channel = ctx.channel();
-            long caps = offeredCapabilities(o.compression());
+            long caps = offeredCapabilities(o.compression(), o.zstd());
             byte[] req = StreamRequest.builder().key(o.apiKey()).hostname(hostname).registryHostname(hostname)
                     .machineGuid(guid.toString()).updateEvery(1).ver(caps).build().encode();
             ctx.writeAndFlush(ctx.alloc().buffer(req.length).writeBytes(req));
@@ -208,9 +243,9 @@ public final class LoadGenerator {
                     handshakes.countDown();
                     return;
                 }
-                if (Capabilities.has(r.capabilities(), Capabilities.COMPRESSION)) {
-                    ctx.pipeline().addFirst("lz4", new Lz4StreamFrameEncoder(
-                            Capabilities.has(r.capabilities(), Capabilities.BINARY)));
+                ChannelHandler compressor = StreamSender.compressionEncoder(r.capabilities());
+                if (compressor != null) {
+                    ctx.pipeline().addAfter(WIRE_COUNT, "compression", compressor);
                 }
                 writeDefinitions(ctx);
                 accepted.incrementAndGet();

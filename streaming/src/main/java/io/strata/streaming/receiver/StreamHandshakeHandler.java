@@ -15,6 +15,7 @@ import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.handshake.StreamRequestException;
 import io.strata.streaming.server.LogText;
 import io.strata.streaming.wire.Lz4StreamFrameDecoder;
+import io.strata.streaming.wire.ZstdStreamFrameDecoder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -195,7 +196,10 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         // a definition burst asks a REPLAY_CHART per chart: one flush (a syscall) per read, not per command
         p.addLast("stream-flush-consolidation", new FlushConsolidationHandler(256, true));
         p.addLast("stream-timeout", new ReadTimeoutHandler(rc.receiveTimeoutSeconds()));
-        if (Capabilities.has(caps, Capabilities.COMPRESSION)) {
+        long compression = Capabilities.compression(caps);
+        if (compression == Capabilities.ZSTD) {
+            p.addLast("stream-zstd", new ZstdStreamFrameDecoder());
+        } else if (compression == Capabilities.COMPRESSION) {
             p.addLast("stream-lz4", new Lz4StreamFrameDecoder());
         }
         p.addLast("stream-receiver", new StreamReceiverHandler(parser, limits, rc.registry(), active,

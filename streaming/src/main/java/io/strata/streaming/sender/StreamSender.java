@@ -44,6 +44,7 @@ import io.strata.streaming.handshake.HandshakeReplies;
 import io.strata.streaming.server.TlsContexts;
 import io.strata.streaming.server.Transports;
 import io.strata.streaming.wire.Lz4StreamFrameEncoder;
+import io.strata.streaming.wire.ZstdStreamFrameEncoder;
 import java.io.IOException;
 import io.strata.engine.thread.StrataThreads;
 import io.strata.engine.time.Clocks;
@@ -63,8 +64,8 @@ import io.strata.engine.time.Clocks;
  *     a refusal as long as the {@link Handshake} says;</li>
  * <li>after any failed attempt the sender sleeps {@code reconnect delay}; after an accepted
  *     connection is lost it reconnects at once;</li>
- * <li>after acceptance an injected compression handler is installed when COMPRESSION (1024) was
- *     negotiated, then the listener is told.</li>
+ * <li>after acceptance an injected compression handler is installed when COMPRESSION (1024, LZ4) or
+ *     ZSTD was negotiated, then the listener is told.</li>
  * </ul>
  *
  * <p>One thread per sender does all blocking work (connecting, waiting for the reply, sleeping,
@@ -175,12 +176,7 @@ public final class StreamSender implements AutoCloseable {
                 Duration.ofSeconds(Math.min(60, settings.timeoutSeconds())),
                 Duration.ofSeconds(settings.reconnectDelaySeconds()), settings.bufferSizeBytes());
         StreamSender sender = new StreamSender(hostName, destinations, handshake,
-                negotiated -> Capabilities.has(negotiated,
-                        Capabilities.COMPRESSION)
-                        ? (ChannelHandler) new Lz4StreamFrameEncoder(
-                        Capabilities.has(negotiated,
-                                Capabilities.BINARY))
-                        : null,
+                StreamSender::compressionEncoder,
                 listener, cfg, group);
         if (destinations.entries().stream().anyMatch(e -> e.destination().ssl())) {
             try {
@@ -191,6 +187,22 @@ public final class StreamSender implements AutoCloseable {
             }
         }
         return sender;
+    }
+
+    /**
+     * The encoder of the compression {@code negotiated} names ({@link Capabilities#compression}: ZSTD before
+     * LZ4), null for none.
+     */
+    public static ChannelHandler compressionEncoder(long negotiated) {
+        long compression = Capabilities.compression(negotiated);
+        boolean binary = Capabilities.has(negotiated, Capabilities.BINARY);
+        if (compression == Capabilities.ZSTD) {
+            return new ZstdStreamFrameEncoder(binary);
+        }
+        if (compression == Capabilities.COMPRESSION) {
+            return new Lz4StreamFrameEncoder(binary);
+        }
+        return null;
     }
 
     /**
@@ -460,7 +472,7 @@ public final class StreamSender implements AutoCloseable {
         ReplyCollector collector = (ReplyCollector) ch.pipeline().get(ReplyCollector.NAME);
         ByteBuf leftover = collector.takeLeftover();
         ch.pipeline().remove(collector);
-        if ((caps & CAP_COMPRESSION) != 0) {
+        if ((caps & Capabilities.COMPRESSIONS) != 0) {
             ChannelHandler c = compression.apply(caps);
             if (c != null) {
                 ch.pipeline().addLast("compression", c);
