@@ -49,7 +49,9 @@ public final class AsciiNumbers {
         }
         // accumulate negatively: the negative range is one larger, so MIN_VALUE needs no special case
         final long limit = negative ? Long.MIN_VALUE : -Long.MAX_VALUE;
-        final long multiplyLimit = limit / base;
+        // a 64-bit division costs more than the rest of a short number: constants for base 10
+        final long multiplyLimit = base != 10 ? limit / base
+                : negative ? Long.MIN_VALUE / 10 : -Long.MAX_VALUE / 10;
         long result = 0;
         for (; i < e; i++) {
             int digit = digitValue(b[i]);
