@@ -17,6 +17,8 @@ final class ReceivedChart {
     int chartId = -1;
     final ChartCollector collector;
     final ByteKeyIndex dimensions = new ByteKeyIndex();
+    /** The dimension index the next SET most likely names: the one after the last SET's (0 after BEGIN). */
+    int nextDimension;
     int[] metricIds = new int[4];
     /** Chart labels of the CLABEL lines since the last CLABEL_COMMIT. */
     final Map<String, String> pendingLabels = new LinkedHashMap<>();
