@@ -129,8 +129,10 @@ FIGURES = {
         args=["-f", "1", "-wi", "3", "-i", "5", "-w", "2s", "-r", "2s"],
         metric="primaryMetric.score", unit="M points/s", scale=1e-6),
     "jmh-stream-ingest": dict(
-        title="JMH StreamIngestBenchmark: LZ4 frames to a 3-tier engine without sockets, one thread",
-        kind="jmh", pattern="StreamIngestBenchmark", args=["-f", "1", "-wi", "2", "-i", "3", "-w", "2s", "-r", "2s"],
+        title="JMH StreamIngestBenchmark: 4 children x 250 charts x 8 dimensions, stream bytes to a 3-tier engine"
+              " without sockets, one thread",
+        kind="jmh", pattern="StreamIngestBenchmark",
+        args=["-p", "dimensionsPerChart=8", "-f", "2", "-wi", "3", "-i", "5", "-w", "2s", "-r", "3s"],
         metric="primaryMetric.score", unit="M samples/s", scale=1e-6),
 }
 

@@ -20,7 +20,11 @@ import io.strata.streaming.wire.Lz4StreamFrameDecoder;
 import io.strata.streaming.wire.Lz4StreamFrameEncoder;
 import io.strata.streaming.wire.StreamProtocolException;
 
+import com.sun.management.OperatingSystemMXBean;
+
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,8 +44,8 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * A parent's ingest of streamed collections end to end, without sockets: the bytes {@value #CHILDREN}
- * children would send for {@value #METRICS_PER_CHILD} metrics each ({@value #DIMENSIONS_PER_CHART} to a
- * chart, the load generator's shape: every third chart a counter, the rest gauges), through
+ * children would send for {@value #METRICS_PER_CHILD} metrics each ({@link #dimensionsPerChart} to a
+ * chart as {@link #dimensionsPerChart} says; every third chart a counter, the rest gauges), through
  * {@link Lz4StreamFrameDecoder} in an {@link EmbeddedChannel} (variant {@code lz4}), a
  * {@link LineSplitter} and a {@link ReceiverParser} per child, into a {@link StorageEngine} with 3 tiers
  * in a temporary directory ({@link EngineConfig#defaults}), its flusher writing meanwhile.
@@ -67,8 +71,6 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
 
     static final int CHILDREN = 4;
     static final int METRICS_PER_CHILD = 2000;
-    static final int DIMENSIONS_PER_CHART = 10;
-    static final int CHARTS_PER_CHILD = METRICS_PER_CHILD / DIMENSIONS_PER_CHART;
     static final int SAMPLES_PER_INVOCATION = CHILDREN * METRICS_PER_CHILD;
     static final int CYCLE = 60;
     static final long T0 = 1_700_000_000L;
@@ -87,6 +89,13 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
     @Param({"text", "interpolated"})
     public String form;
 
+    /**
+     * Dimensions a chart: 8 (250 charts a child, many small charts as a real agent has) or 10 (200
+     * charts, the load generator's default). {@value #METRICS_PER_CHILD} must be a multiple.
+     */
+    @Param({"8", "10"})
+    public int dimensionsPerChart;
+
     private Path dir;
     private StorageEngine engine;
     private final ReceiverStats stats = new ReceiverStats();
@@ -94,6 +103,13 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
     private long clockMicros = T0 * 1_000_000L;
     private long invocations;
     private long samplesBefore;
+    private static final OperatingSystemMXBean PROCESS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private long iterationSamples;
+    private long iterationProcessCpu;
+    private long iterationThreadCpu;
+    private long iterationFlusherCpu;
 
     /** One child's connection on the parent: decoder, lines, parser, and its pre-built bytes. */
     final class Child {
@@ -146,6 +162,9 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
 
     @Setup(Level.Trial)
     public void setup() throws IOException {
+        if (dimensionsPerChart <= 0 || METRICS_PER_CHILD % dimensionsPerChart != 0) {
+            throw new IllegalArgumentException("dimensionsPerChart must divide " + METRICS_PER_CHILD);
+        }
         dir = Files.createTempDirectory("strata-jmh-ingest-");
         engine = StorageEngine.open(EngineConfig.defaults(dir));
         boolean lz4 = compression.equals("lz4");
@@ -177,29 +196,30 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
             }
         }
         samplesBefore = stats.samplesCollected.sum();
-        System.out.printf("%nStreamIngestBenchmark (%s, %s): %d children x %d metrics, %d bytes of text per second, "
-                        + "%d on the wire%n", compression, form, CHILDREN, METRICS_PER_CHILD, textBytes / CYCLE,
+        System.out.printf("%nStreamIngestBenchmark (%s, %s): %d children x %d charts x %d dimensions, %d bytes of"
+                        + " text per second, %d on the wire%n", compression, form, CHILDREN,
+                METRICS_PER_CHILD / dimensionsPerChart, dimensionsPerChart, textBytes / CYCLE,
                 wireBytes / CYCLE);
     }
 
-    static boolean isCounter(int metric) {
-        return (metric / DIMENSIONS_PER_CHART) % 3 == 0;
+    boolean isCounter(int metric) {
+        return (metric / dimensionsPerChart) % 3 == 0;
     }
 
     /** What a child sends after the handshake: claim, labels, every chart's definition. */
-    static byte[] definitions(int child) {
+    byte[] definitions(int child) {
         ByteBuf out = Unpooled.buffer();
         UUID guid = UUID.nameUUIDFromBytes(("strata-jmh-child-" + child).getBytes(StandardCharsets.UTF_8));
         SenderWireFormat.claimedId(out, guid.toString(), null);
         SenderWireFormat.label(out, "_os_name", SenderWireFormat.LABEL_SOURCE_AUTO, "Strata JMH");
         SenderWireFormat.overwriteLabels(out);
-        for (int c = 0; c < CHARTS_PER_CHILD; c++) {
-            boolean counter = isCounter(c * DIMENSIONS_PER_CHART);
+        for (int c = 0; c < METRICS_PER_CHILD / dimensionsPerChart; c++) {
+            boolean counter = isCounter(c * dimensionsPerChart);
             SenderWireFormat.chart(out, "jmh.chart" + c, "", "Chart " + c, counter ? "events/s" : "value", "jmh",
                     counter ? "jmh.rate" : "jmh.gauge", "line", 1000 + c, 1, 0, "jmh", "ingest");
             SenderWireFormat.chartLabel(out, "generator", "jmh", SenderWireFormat.LABEL_SOURCE_AUTO);
             SenderWireFormat.chartLabelCommit(out);
-            for (int d = 0; d < DIMENSIONS_PER_CHART; d++) {
+            for (int d = 0; d < dimensionsPerChart; d++) {
                 SenderWireFormat.dimension(out, "d" + d, "d" + d, counter ? "incremental" : "absolute", 1, 1, false,
                         false, false);
             }
@@ -208,12 +228,12 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
     }
 
     /** One second of every chart: BEGIN, a SET per dimension, END. */
-    static byte[] collection(long[] values, SplittableRandom rnd) {
+    byte[] collection(long[] values, SplittableRandom rnd) {
         ByteBuf out = Unpooled.buffer(METRICS_PER_CHILD * 24);
-        for (int c = 0; c < CHARTS_PER_CHILD; c++) {
+        for (int c = 0; c < METRICS_PER_CHILD / dimensionsPerChart; c++) {
             SenderWireFormat.begin(out, ("jmh.chart" + c).getBytes(StandardCharsets.UTF_8), 1_000_000);
-            for (int d = 0; d < DIMENSIONS_PER_CHART; d++) {
-                int m = c * DIMENSIONS_PER_CHART + d;
+            for (int d = 0; d < dimensionsPerChart; d++) {
+                int m = c * dimensionsPerChart + d;
                 values[m] = isCounter(m) ? values[m] + rnd.nextLong(1000)
                         : Math.max(0, values[m] + rnd.nextLong(201) - 100);
                 SenderWireFormat.set(out, ("d" + d).getBytes(StandardCharsets.UTF_8), values[m]);
@@ -228,12 +248,12 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
      * time a placeholder, set per invocation), a SET2 per dimension (a counter's value is its rate,
      * a base64 double; a gauge's is {@code #}, its collected value), END2.
      */
-    static byte[] interpolatedCollection(long[] values, SplittableRandom rnd) {
+    byte[] interpolatedCollection(long[] values, SplittableRandom rnd) {
         ByteBuf out = Unpooled.buffer(METRICS_PER_CHILD * 24);
-        for (int c = 0; c < CHARTS_PER_CHILD; c++) {
+        for (int c = 0; c < METRICS_PER_CHILD / dimensionsPerChart; c++) {
             SenderWireFormat.begin2(out, ("jmh.chart" + c).getBytes(StandardCharsets.UTF_8), 1, T0, T0, true);
-            for (int d = 0; d < DIMENSIONS_PER_CHART; d++) {
-                int m = c * DIMENSIONS_PER_CHART + d;
+            for (int d = 0; d < dimensionsPerChart; d++) {
+                int m = c * dimensionsPerChart + d;
                 long previous = values[m];
                 values[m] = isCounter(m) ? values[m] + rnd.nextLong(1000)
                         : Math.max(0, values[m] + rnd.nextLong(201) - 100);
@@ -247,8 +267,9 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
     }
 
     /** The offsets of every BEGIN2's end time ({@code BEGIN2 "id" #B } then 7 bytes) in a collection. */
-    static int[] endTimes(byte[] text) {
-        int[] at = new int[CHARTS_PER_CHILD];
+    int[] endTimes(byte[] text) {
+        int charts = METRICS_PER_CHILD / dimensionsPerChart;
+        int[] at = new int[charts];
         int n = 0;
         for (int i = 0; i + 6 < text.length; i++) {
             if ((i == 0 || text[i - 1] == '\n') && text[i] == 'B' && text[i + 5] == '2') {
@@ -259,8 +280,8 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
                 at[n++] = q + 5; // '" #B ' then the end time
             }
         }
-        if (n != CHARTS_PER_CHILD) {
-            throw new IllegalStateException("found " + n + " BEGIN2 lines of " + CHARTS_PER_CHILD);
+        if (n != charts) {
+            throw new IllegalStateException("found " + n + " BEGIN2 lines of " + charts);
         }
         return at;
     }
@@ -317,9 +338,42 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
         return clockMicros;
     }
 
+    @Setup(Level.Iteration)
+    public void startIteration() {
+        iterationSamples = stats.samplesCollected.sum();
+        iterationProcessCpu = PROCESS.getProcessCpuTime();
+        iterationThreadCpu = THREADS.getCurrentThreadCpuTime();
+        iterationFlusherCpu = flusherCpu();
+    }
+
+    /** CPU time of the engine's flushing thread ("strata-flusher"): encoding sealed pages, writing extents. */
+    private static long flusherCpu() {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("strata-flusher")) {
+                return Math.max(0, THREADS.getThreadCpuTime(t.getId()));
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Prints, besides the score, what a sample cost in CPU time during the iteration: of the whole
+     * JVM (this thread's parsing and storing, the flusher's encoding and writing, the garbage
+     * collector, the compiler), of this thread alone and of the flusher. On a machine shared with
+     * other work the score (wall-clock rate) drops with the CPU share the benchmark gets; the CPU
+     * time a sample takes does so much less, and is what a parent's CPU per sample is made of. A
+     * page seals when full, every metric's at about the same invocation here (they all start
+     * together), so the flusher's share of an iteration depends on where in the run it falls.
+     */
     @TearDown(Level.Iteration)
     public void report() {
-        System.out.printf("  [so far: %d samples collected, %d points stored, %d pages queued for the flusher]%n",
+        long samples = stats.samplesCollected.sum() - iterationSamples;
+        double processNs = (double) (PROCESS.getProcessCpuTime() - iterationProcessCpu) / Math.max(1, samples);
+        double threadNs = (double) (THREADS.getCurrentThreadCpuTime() - iterationThreadCpu) / Math.max(1, samples);
+        double flusherNs = (double) (flusherCpu() - iterationFlusherCpu) / Math.max(1, samples);
+        System.out.printf("  [cpu per sample: %.1f ns process, %.1f ns ingest thread, %.1f ns flusher; so far: %d"
+                        + " samples collected, %d points stored, %d pages queued for the flusher]%n", processNs, threadNs,
+                flusherNs,
                 stats.samplesCollected.sum() - samplesBefore, engine.pointsStored(), engine.pendingPages());
     }
 

@@ -82,6 +82,8 @@ public final class ChartCollector {
     private double[] calculatedValues = new double[0];
     private double[] lastCalculatedValues = new double[0];
     private double[] lastStoredValues = new double[0];
+    /** The values of the slot being stored (NaN: a gap), handed to the sink together. */
+    private double[] slotValues = new double[0];
 
     /**
      * A new chart, as Netdata creates one: never collected, its clock to be synced to the wall
@@ -668,17 +670,19 @@ public final class ChartCollector {
                 }
 
                 if (!storeThisEntry) {
-                    sink.store(metricIds[i], pointTimeSeconds, updateEvery, Double.NaN, FLAGS_GAP);
+                    slotValues[i] = Double.NaN;
                     continue;
                 }
                 if (updated[i] && collectionsCounters[i] > requiredHistory && iterations < GAP_WHEN_LOST_ITERATIONS_ABOVE) {
-                    sink.store(metricIds[i], pointTimeSeconds, updateEvery, newValue, storageFlags);
+                    slotValues[i] = newValue;
                     lastStoredValues[i] = newValue;
                 } else {
-                    sink.store(metricIds[i], pointTimeSeconds, updateEvery, Double.NaN, FLAGS_GAP);
+                    slotValues[i] = Double.NaN;
                     lastStoredValues[i] = Double.NaN;
                 }
             }
+            // the slot's points, NaN a gap (FLAGS_GAP), in one call
+            sink.storeSlot(metricIds, slotValues, dimensionCount, pointTimeSeconds, updateEvery, storageFlags);
 
             // only the first slot of a collection carries the reset flag
             storageFlags = FLAGS_NORMAL;
@@ -748,5 +752,6 @@ public final class ChartCollector {
         calculatedValues = Arrays.copyOf(calculatedValues, capacity);
         lastCalculatedValues = Arrays.copyOf(lastCalculatedValues, capacity);
         lastStoredValues = Arrays.copyOf(lastStoredValues, capacity);
+        slotValues = Arrays.copyOf(slotValues, capacity);
     }
 }

@@ -1,6 +1,7 @@
 package io.strata.streaming.collect;
 
 import io.strata.engine.StorageEngine;
+import io.strata.engine.page.StorageNumber;
 
 /**
  * Where a {@link ChartCollector} puts the points it computes: one call per dimension per slot,
@@ -24,13 +25,42 @@ public interface StoredPointSink {
      */
     void store(int metricId, long pointTimeSeconds, int updateEvery, double value, int flags);
 
+    /**
+     * Stores one slot of several dimensions at once: {@code values[i]} for {@code metricIds[i]},
+     * {@code i < count}, all at {@code pointTimeSeconds}; a NaN value is a gap (stored with
+     * {@code SN_FLAG_NONE}), every other value gets {@code flags}. The same as {@link #store} for
+     * each dimension in turn, which is what this default does; the engine's sink hands the slot
+     * over in one call.
+     */
+    default void storeSlot(int[] metricIds, double[] values, int count, long pointTimeSeconds, int updateEvery,
+                           int flags) {
+        for (int i = 0; i < count; i++) {
+            double v = values[i];
+            store(metricIds[i], pointTimeSeconds, updateEvery, v, Double.isNaN(v) ? StorageNumber.SN_FLAG_NONE : flags);
+        }
+    }
+
     /** The sink that stores into {@code engine}: NaN is a gap. */
     static StoredPointSink into(StorageEngine engine) {
-        return (metricId, time, updateEvery, value, flags) -> {
-            if (Double.isNaN(value)) {
-                engine.storeGap(metricId, time, updateEvery);
-            } else {
-                engine.store(metricId, time, updateEvery, value, flags);
+        return new StoredPointSink() {
+            @Override
+            public void store(int metricId, long time, int updateEvery, double value, int flags) {
+                if (Double.isNaN(value)) {
+                    engine.storeGap(metricId, time, updateEvery);
+                } else {
+                    engine.store(metricId, time, updateEvery, value, flags);
+                }
+            }
+
+            /**
+             * A chart's slot in one {@link StorageEngine#storeBatch} (the same points as a store
+             * each: a NaN packs to the gap's storage number whatever the flags), which loads
+             * the dimensions' hot pages ahead and checks its bookkeeping once, not per point.
+             */
+            @Override
+            public void storeSlot(int[] metricIds, double[] values, int count, long time, int updateEvery,
+                                  int flags) {
+                engine.storeBatch(metricIds, 0, values, 0, count, time, updateEvery, flags);
             }
         };
     }

@@ -6,14 +6,19 @@ import java.util.Arrays;
 /**
  * Names (chart ids, dimension ids) to dense indexes, looked up straight from the bytes of a
  * received line: a {@code SET} or {@code BEGIN} must find its dimension or chart without
- * building a String per sample. Open addressing over an int table; keys are kept as byte arrays.
+ * building a String per sample. Open addressing over an int table; the keys' bytes are kept
+ * one after the other in one array, in index order, so that the few names of a chart share a
+ * cache line or two instead of being an object each (a parent holds millions of them, and a
+ * lookup that misses the cache on its key costs more than the rest of the line's parsing).
  * Single-threaded (one per connection or chart).
  */
 final class ByteKeyIndex {
 
     private static final int EMPTY = -1;
 
-    private byte[][] keys = new byte[8][];
+    /** Key {@code i} is {@code bytes[offsets[i] .. offsets[i + 1])}. */
+    private byte[] bytes = new byte[32];
+    private int[] offsets = new int[9];
     private int[] slots = filled(16);
     private int size;
 
@@ -36,11 +41,39 @@ final class ByteKeyIndex {
             if (v == EMPTY) {
                 return -1;
             }
-            if (Arrays.equals(keys[v], 0, keys[v].length, b, s, e)) {
+            if (matches(v, b, s, e)) {
                 return v;
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /**
+     * {@link #get(byte[], int, int)}, trying index {@code expected} first: a child sends a chart's
+     * dimensions, and its charts, in the same order every collection, so the key after the last
+     * one found is almost always the next, and comparing it costs less than hashing the key.
+     */
+    int get(byte[] b, int s, int e, int expected) {
+        if (expected >= 0 && expected < size && matches(expected, b, s, e)) {
+            return expected;
+        }
+        return get(b, s, e);
+    }
+
+    /** Whether key {@code index} is {@code b[s, e)}: a plain loop, the keys are a few bytes. */
+    private boolean matches(int index, byte[] b, int s, int e) {
+        int from = offsets[index];
+        int length = offsets[index + 1] - from;
+        if (length != e - s) {
+            return false;
+        }
+        byte[] k = bytes;
+        for (int i = 0; i < length; i++) {
+            if (k[from + i] != b[s + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     int get(String key) {
@@ -55,10 +88,15 @@ final class ByteKeyIndex {
         if (existing >= 0) {
             return existing;
         }
-        if (size == keys.length) {
-            keys = Arrays.copyOf(keys, size * 2);
+        if (size + 2 > offsets.length) {
+            offsets = Arrays.copyOf(offsets, offsets.length * 2);
         }
-        keys[size] = k;
+        int from = offsets[size];
+        if (from + k.length > bytes.length) {
+            bytes = Arrays.copyOf(bytes, Math.max(from + k.length, bytes.length * 2));
+        }
+        System.arraycopy(k, 0, bytes, from, k.length);
+        offsets[size + 1] = from + k.length;
         if ((size + 1) * 2 > slots.length) {
             rehash(slots.length * 2);
         }
@@ -67,7 +105,7 @@ final class ByteKeyIndex {
     }
 
     String key(int index) {
-        return new String(keys[index], StandardCharsets.UTF_8);
+        return new String(bytes, offsets[index], offsets[index + 1] - offsets[index], StandardCharsets.UTF_8);
     }
 
     private void rehash(int capacity) {
@@ -79,8 +117,7 @@ final class ByteKeyIndex {
 
     private void insert(int v) {
         int mask = slots.length - 1;
-        byte[] k = keys[v];
-        int i = hash(k, 0, k.length) & mask;
+        int i = hash(bytes, offsets[v], offsets[v + 1]) & mask;
         while (slots[i] != EMPTY) {
             i = (i + 1) & mask;
         }

@@ -20,6 +20,8 @@ final class ReceivedChart {
     /** What the chart's latest collection (BEGIN..END or BEGIN2..END2) stored, for a forwarder. */
     final StoredPointLog stored;
     final ByteKeyIndex dimensions = new ByteKeyIndex();
+    /** The dimension index the next SET most likely names: the one after the last SET's (0 after BEGIN). */
+    int nextDimension;
     int[] metricIds = new int[4];
     /** Chart labels of the CLABEL lines since the last CLABEL_COMMIT. */
     final Map<String, String> pendingLabels = new LinkedHashMap<>();

@@ -106,6 +106,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private PeerHandOver handOver = PeerHandOver.NEVER;
     /** The chart of the latest CHART, BEGIN or RBEGIN: DIMENSION, CLABEL, SET, RSET apply to it. */
     private ReceivedChart current;
+    /** The chart index the next BEGIN most likely names: the one after the last BEGIN's. */
+    private int nextChart;
 
     private long lineNumber;
     private long samplesSinceReport;
@@ -289,6 +291,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
                 && b[s + 4] == ' ' && b[s + 5] == '"' && plainReplaySet(b, s, e)) {
             return;
         }
+        if (!disabled && e - s > 5 && b[s] == 'S' && b[s + 1] == 'E' && b[s + 2] == 'T' && b[s + 3] == ' '
+                && b[s + 4] == '"' && plainSet(b, s, e)) {
+            return;
+        }
         int n = words.tokenize(b, s, e);
         if (n == 0) {
             return;
@@ -393,7 +399,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (n < 2) {
             throw error("BEGIN without a chart id", b, s, e);
         }
-        int index = chartIndex.get(b, words.start(1), words.end(1));
+        int index = chartIndex.get(b, words.start(1), words.end(1), nextChart);
         if (index < 0) {
             if (chartsRefused) {
                 skipRefusedChart();
@@ -401,6 +407,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             }
             throw error("BEGIN of a chart that was not defined", b, s, e);
         }
+        nextChart = index + 1;
         skipping = false;
         ReceivedChart c = charts.get(index);
         long usec = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
@@ -408,6 +415,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.collecting = true;
         c.interpolated = false;
         c.stored.clear();
+        c.nextDimension = 0;
         Arrays.fill(c.updated, 0, c.dimensionCount(), false);
         c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
     }
@@ -429,17 +437,73 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (n < 2) {
             throw error("SET without a dimension id", b, s, e);
         }
-        int dim = c.dimensions.get(b, words.start(1), words.end(1));
+        set(b, s, e, words.start(1), words.end(1), n < 3 ? 0 : words.start(2), n < 3 ? 0 : words.end(2));
+    }
+
+    /**
+     * {@code SET "<dim>" = <value>} in the one shape senders write it, split without the general
+     * tokenizer (most lines of a live stream are these). Returns false, having done nothing, for
+     * any other shape (escapes, other quotes, NUL, no value, more words): the general path then
+     * splits it as Netdata does.
+     */
+    private boolean plainSet(byte[] b, int s, int e) throws StreamProtocolException {
+        int dimStart = s + 5;
+        int dimEnd = closingQuote(b, dimStart, e);
+        if (dimEnd < 0) {
+            return false;
+        }
+        int i = dimEnd + 1;
+        if (i >= e || !isSeparator(b[i])) {
+            return false;
+        }
+        while (i < e && isSeparator(b[i])) {
+            i++;
+        }
+        int valueStart = i;
+        while (i < e && !isSeparator(b[i])) {
+            byte c = b[i];
+            if (c == '"' || c == '\'' || c == '\\' || c == 0) {
+                return false;
+            }
+            i++;
+        }
+        int valueEnd = i;
+        if (valueEnd == valueStart) {
+            return false;
+        }
+        while (i < e && isSeparator(b[i])) {
+            i++;
+        }
+        if (i < e) {
+            return false;
+        }
+        if (skipping) {
+            return true;
+        }
+        ReceivedChart c = current;
+        if (c == null || !c.collecting) {
+            throw error("SET outside BEGIN/END", b, s, e);
+        }
+        set(b, s, e, dimStart, dimEnd, valueStart, valueEnd);
+        return true;
+    }
+
+    /** A SET of chart {@link #current}, collecting: the dimension id and the value as ranges of the line (an empty value: none). */
+    private void set(byte[] b, int s, int e, int dimStart, int dimEnd, int valueStart, int valueEnd)
+            throws StreamProtocolException {
+        ReceivedChart c = current;
+        int dim = c.dimensions.get(b, dimStart, dimEnd, c.nextDimension);
         if (dim < 0) {
             if (c.dimensionsRefused) {
                 return;
             }
             throw error("SET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
-        if (n < 3 || words.start(2) == words.end(2)) {
+        c.nextDimension = dim + 1;
+        if (valueStart == valueEnd) {
             return; // empty value: not collected this time
         }
-        long value = AsciiNumbers.parseLongC(b, words.start(2), words.end(2));
+        long value = AsciiNumbers.parseLongC(b, valueStart, valueEnd);
         c.collector.set(dim, value);
         c.collected[dim] = value;
         c.updated[dim] = true;

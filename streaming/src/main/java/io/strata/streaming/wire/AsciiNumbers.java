@@ -19,6 +19,9 @@ public final class AsciiNumbers {
     /** Beyond this any decimal exponent over- or underflows a double whatever the digits. */
     private static final int EXPONENT_CLAMP = 100_000;
 
+    /** Decimal digits that cannot overflow a long: 10^18 - 1 < 2^63 - 1. */
+    private static final int MAX_SAFE_DECIMAL_DIGITS = 18;
+
     private AsciiNumbers() {
     }
 
@@ -29,6 +32,18 @@ public final class AsciiNumbers {
      * {@link Long#MIN_VALUE} (C also sets ERANGE); no digits at all gives 0.
      */
     public static long parseLongC(byte[] b, int s, int e) {
+        if (e - s <= MAX_SAFE_DECIMAL_DIGITS && s < e && b[s] >= '1' && b[s] <= '9') {
+            // what a SET carries: a decimal without space, sign or base prefix, too short to overflow
+            long result = b[s] - '0';
+            for (int i = s + 1; i < e; i++) {
+                int digit = b[i] - '0';
+                if (digit < 0 || digit > 9) {
+                    break;
+                }
+                result = result * 10 + digit;
+            }
+            return result;
+        }
         int i = s;
         while (i < e && isCSpace(b[i])) {
             i++;
@@ -49,7 +64,9 @@ public final class AsciiNumbers {
         }
         // accumulate negatively: the negative range is one larger, so MIN_VALUE needs no special case
         final long limit = negative ? Long.MIN_VALUE : -Long.MAX_VALUE;
-        final long multiplyLimit = limit / base;
+        // a 64-bit division costs more than the rest of a short number: constants for base 10
+        final long multiplyLimit = base != 10 ? limit / base
+                : negative ? Long.MIN_VALUE / 10 : -Long.MAX_VALUE / 10;
         long result = 0;
         for (; i < e; i++) {
             int digit = digitValue(b[i]);

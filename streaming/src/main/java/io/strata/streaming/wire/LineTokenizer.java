@@ -64,6 +64,20 @@ public final class LineTokenizer {
                 wordEnd[n - 1] = i;
                 break;
             }
+            if (quote == 0) {
+                // the bytes that merely continue an unquoted word, at one table look-up each
+                while (i < end && CLASS[b[i] & 0xFF] == 0) {
+                    i++;
+                }
+            } else {
+                while (i < end && b[i] != quote && CLASS[b[i] & 0xFF] <= SEPARATOR) {
+                    i++;
+                }
+            }
+            if (i >= end || b[i] == 0) {
+                wordEnd[n - 1] = i;
+                break;
+            }
             final byte c = b[i];
             if (c == '\\' && i + 1 < end && b[i + 1] != 0) {
                 i += 2;
@@ -156,6 +170,21 @@ public final class LineTokenizer {
     }
 
     private static boolean isSeparator(byte c) {
-        return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '=';
+        return CLASS[c & 0xFF] == SEPARATOR;
+    }
+
+    /** {@link #CLASS} of a byte that ends an unquoted word: space, TAB, CR, LF, '='. */
+    private static final byte SEPARATOR = 1;
+    /** {@link #CLASS} of a byte the scan must look at inside any word: backslash, NUL. */
+    private static final byte SPECIAL = 2;
+    /** Each byte's class: 0 for a byte that just continues a word. */
+    private static final byte[] CLASS = new byte[256];
+
+    static {
+        for (char c : new char[] {' ', '\t', '\r', '\n', '='}) {
+            CLASS[c] = SEPARATOR;
+        }
+        CLASS['\\'] = SPECIAL;
+        CLASS[0] = SPECIAL;
     }
 }

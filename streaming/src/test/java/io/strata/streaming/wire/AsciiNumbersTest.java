@@ -2,9 +2,11 @@ package io.strata.streaming.wire;
 
 import org.junit.jupiter.api.Test;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Random;
+import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -62,6 +64,28 @@ class AsciiNumbersTest {
         assertEquals(0, strtoll("abc"));
         assertEquals(0, strtoll("- 1"));
         assertEquals(0, strtoll("NAN"));
+    }
+
+    @Test
+    void strtollDecimalsOfEveryLengthAsWrittenOrWithATail() {
+        SplittableRandom rnd = new SplittableRandom(0xD1617);
+        for (int round = 0; round < 100_000; round++) {
+            int digits = 1 + rnd.nextInt(24);
+            StringBuilder sb = new StringBuilder();
+            sb.append((char) ('1' + rnd.nextInt(9)));
+            for (int i = 1; i < digits; i++) {
+                sb.append((char) ('0' + rnd.nextInt(10)));
+            }
+            BigInteger exact = new BigInteger(sb.toString());
+            long expected = exact.bitLength() > 63 ? Long.MAX_VALUE : exact.longValue();
+            String tail = switch (rnd.nextInt(4)) {
+                case 0 -> "";
+                case 1 -> ".5";
+                case 2 -> "x";
+                default -> " 7";
+            };
+            assertEquals(expected, strtoll(sb + tail), sb + tail);
+        }
     }
 
     @Test
