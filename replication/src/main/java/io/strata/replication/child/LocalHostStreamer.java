@@ -59,6 +59,12 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
     /** Answers that start streaming but are overtaken by a collection are computed again this often at most. */
     private static final int ANSWER_ATTEMPTS = 5;
     private volatile SenderSession session;
+    /**
+     * Until when (System.nanoTime) answers of this connection wait for their chart's first
+     * collection, 0 before the first wait: one bound for all of them, so that charts which are never
+     * collected do not each hold the connection's answers back.
+     */
+    private volatile long firstCollectionWaitUntil;
     private volatile long caps;
 
     public LocalHostStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
@@ -121,6 +127,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
             answeredUpTo = new long[max];
         }
         caps = capabilities;
+        firstCollectionWaitUntil = 0;
         long now = clock.millis() / 1000;
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
         stream.writeHostPreamble(out, capabilities);
@@ -239,7 +246,8 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
      * samples stored at the parent's seconds and its replayed ones at its own (docs/chaos.md). A
      * 1.37.1 child defines a chart at its first collection, so its answers always carry its times.
      * False when the thread was interrupted or the connection closed (the answer is abandoned);
-     * past the bound (a chart that is not collected) the answer goes out as it is.
+     * past the bound (a chart that is not collected; one bound per connection, from its first
+     * wait), the answer goes out as it is.
      */
     private boolean firstCollectionDone(SenderSession s, int chartId) {
         if (charts.chartLastCollectedUt(chartId) != 0) {
@@ -247,7 +255,11 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         }
         ChartInfo info = charts.engine().metadata().chart(chartId);
         long updateEvery = info == null ? 1 : Math.max(1, info.updateEvery());
-        long deadline = System.nanoTime() + (2 * updateEvery + 1) * 1_000_000_000L;
+        long deadline = firstCollectionWaitUntil;
+        if (deadline == 0) {
+            deadline = System.nanoTime() + (2 * updateEvery + 1) * 1_000_000_000L;
+            firstCollectionWaitUntil = deadline;
+        }
         while (charts.chartLastCollectedUt(chartId) == 0 && System.nanoTime() - deadline < 0) {
             if (!s.isOpen() || !ParentCommandDispatcher.sleep(10)) {
                 return false;
