@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (docs/chaos.md, "Open findings"), and no SIGKILL of a child while the first parent it lists is out
  * (once a finding, now played by ParentBackWhileChildLostItsMemoryIT).
  * {@code -Dstrata.chaos.minutes=N}, {@code -Dstrata.chaos.seed=S}, {@code -Dstrata.chaos.children=C},
- * {@code -Dstrata.chaos.netdata=true} (the last child a real Netdata 1.37.1 when installed).
+ * {@code -Dstrata.chaos.netdata=true} (the last child a real Netdata 1.37.1 when installed),
+ * {@code -Dstrata.chaos.logback=FILE} (every node's log configuration, to replay a seed with DEBUG).
  */
 class ChaosIT {
 

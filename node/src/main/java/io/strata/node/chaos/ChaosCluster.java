@@ -178,6 +178,11 @@ final class ChaosCluster {
             cmd.add("-XX:TieredStopAtLevel=1");
         }
         cmd.add("-Xmx" + heap);
+        // test only: a replay of a failing seed can run every node with another log configuration
+        // (a receiver at DEBUG logs its replication requests; docs/chaos.md, "Diagnosing a run")
+        if (System.getProperty("strata.chaos.logback") != null) {
+            cmd.add("-Dlogback.configurationFile=" + System.getProperty("strata.chaos.logback"));
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("io.strata.node.cli.StrataMain");

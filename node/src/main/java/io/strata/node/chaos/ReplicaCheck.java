@@ -21,9 +21,10 @@ import java.util.SortedSet;
  *       engine, unless a SIGKILL of the child came after it;</li>
  *   <li>the same queries (json, csv, datatable) to every parent give the same bytes.</li>
  * </ul>
- * Excepted, counted apart with their reason: the seconds of a child's clock shift (the 1.37.1
- * protocol stamps live samples with the parent's clock and replayed ones with the child's) and a
- * child's last second before its SIGKILL (which it may not have sent).
+ * Excepted, counted apart with their reason: the seconds of a child's clock shift (a child restarted
+ * with its clock ahead stamps seconds that its next life collects again: its own engine refuses them
+ * the second time, its stream still carries them; docs/chaos.md, finding 3) and a child's last second
+ * before its SIGKILL (which it may not have sent).
  */
 final class ReplicaCheck {
 
@@ -272,8 +273,8 @@ final class ReplicaCheck {
     private static String shiftAt(ChildHistory h, long t) {
         for (long[] s : h.shifts()) {
             if (t >= s[0] - SHIFT_MARGIN_SECONDS && t <= s[1] + Math.abs(s[2]) + SHIFT_MARGIN_SECONDS) {
-                return "collected while the child's clock was shifted (1.37.1 stamps live samples with the parent's"
-                        + " clock, replayed ones with the child's)";
+                return "collected around the child's clock shift (its lives stamp the same seconds twice: its engine"
+                        + " keeps the first, its stream carries both; docs/chaos.md, finding 3)";
             }
         }
         return null;

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.strata.replication.sender.ParentCommandDispatcher;
 import io.strata.replication.sender.ReplayAnswer;
+import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
@@ -62,6 +63,12 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
     /** Answers that start streaming but are overtaken by a collection are computed again this often at most. */
     private static final int ANSWER_ATTEMPTS = 5;
     private volatile SenderSession session;
+    /**
+     * Until when (System.nanoTime) answers of this connection wait for their chart's first
+     * collection, 0 before the first wait: one bound for all of them, so that charts which are never
+     * collected do not each hold the connection's answers back.
+     */
+    private volatile long firstCollectionWaitUntil;
     private volatile long caps;
 
     public LocalHostStreamer(LocalCharts charts, StreamConfig.SenderSettings settings, int hops, EventLoopGroup group) {
@@ -124,6 +131,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
             answeredUpTo = new long[max];
         }
         caps = capabilities;
+        firstCollectionWaitUntil = 0;
         long now = clock.millis() / 1000;
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer(64 * 1024);
         stream.writeHostPreamble(out, capabilities);
@@ -194,6 +202,9 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
             return;
         }
         int chartId = chart.chartId();
+        if (!firstCollectionDone(s, chartId)) {
+            return;
+        }
         for (int attempt = 1; ; attempt++) {
             // the collector stores a point, then hands its pass to collected(): a pass stored after
             // the engine was read but handed over before streaming starts would be in neither the
@@ -229,6 +240,36 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
             }
             return;
         }
+    }
+
+    /**
+     * Waits (bounded) until the chart was collected once. A chart is defined here at start, before
+     * its first collection; an answer before it hands over no collection state ({@code RSSTATE 0 0}),
+     * and the parent then places the chart's first live collection with its own clock and follows
+     * it, while this child stamps its samples with its own: a child whose clock is off had its live
+     * samples stored at the parent's seconds and its replayed ones at its own (docs/chaos.md). A
+     * 1.37.1 child defines a chart at its first collection, so its answers always carry its times.
+     * False when the thread was interrupted or the connection closed (the answer is abandoned);
+     * past the bound (a chart that is not collected; one bound per connection, from its first
+     * wait), the answer goes out as it is.
+     */
+    private boolean firstCollectionDone(SenderSession s, int chartId) {
+        if (charts.chartLastCollectedUt(chartId) != 0) {
+            return true;
+        }
+        ChartInfo info = charts.engine().metadata().chart(chartId);
+        long updateEvery = info == null ? 1 : Math.max(1, info.updateEvery());
+        long deadline = firstCollectionWaitUntil;
+        if (deadline == 0) {
+            deadline = System.nanoTime() + (2 * updateEvery + 1) * 1_000_000_000L;
+            firstCollectionWaitUntil = deadline;
+        }
+        while (charts.chartLastCollectedUt(chartId) == 0 && System.nanoTime() - deadline < 0) {
+            if (!s.isOpen() || !ParentCommandDispatcher.sleep(10)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
