@@ -28,10 +28,13 @@ import static org.junit.jupiter.api.Assertions.fail;
  * charts, and its {@code /api/v1/data} answers every value our child stored, from each chart's
  * second point to the last.
  *
- * <p>Each chart's first point is counted, not required: a 2.9.0 parent sometimes lacks it (its
- * {@code first_entry} then is our second point's time; two runs of four lacked it, two held it)
- * although a 1.37.1 parent keeps it ({@code StrataChildFirstSecondsToNetdataParentIT}); where it is
- * dropped is not found yet (docs/replication.md, "A chart's first seconds").
+ * <p>Each chart's first point is counted, not required: a 2.9.0 parent lacks it when our child
+ * connected between the chart's first collection (which stores nothing) and its second. The
+ * answer to {@code REPLAY_CHART ... "true" 0 0} then carries only the collection state, which 2.9.0
+ * ignores without a preceding timestamped {@code RBEGIN}, and it treats the next live collection as
+ * the chart's first entry, not stored. A 2.9.0 child loses it the same way; a 1.37.1 parent keeps
+ * it ({@code StrataChildFirstSecondsToNetdataParentIT}). Evidence: docs/replication.md, "A chart's
+ * first seconds".
  */
 class StrataChildToNetdata2ParentIT {
 
