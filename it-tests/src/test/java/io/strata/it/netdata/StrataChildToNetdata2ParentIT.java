@@ -28,13 +28,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * charts, and its {@code /api/v1/data} answers every value our child stored, from each chart's
  * second point to the last.
  *
- * <p>Each chart's first point is counted, not required: a 2.9.0 parent lacks it when our child
- * connected between the chart's first collection (which stores nothing) and its second. The
- * answer to {@code REPLAY_CHART ... "true" 0 0} then carries only the collection state, which 2.9.0
- * ignores without a preceding timestamped {@code RBEGIN}, and it treats the next live collection as
- * the chart's first entry, not stored. A 2.9.0 child loses it the same way; a 1.37.1 parent keeps
- * it ({@code StrataChildFirstSecondsToNetdataParentIT}). Evidence: docs/replication.md, "A chart's
- * first seconds".
+ * <p>Each chart's first point is required too. A 2.9.0 parent lost it (and then interpolated our
+ * incremental charts from its own clock) when our child connected between the chart's first
+ * collection, which stores nothing, and its second: the answer to {@code REPLAY_CHART ... "true" 0 0}
+ * carried only the collection state, which 2.9.0 ignores without a timestamped {@code RBEGIN}. Our
+ * answer now opens one (docs/replication.md, "A chart's first seconds").
  */
 class StrataChildToNetdata2ParentIT {
 
@@ -139,12 +137,10 @@ class StrataChildToNetdata2ParentIT {
                 }
                 for (Map.Entry<Long, Double> e : ours.entrySet()) {
                     if (e.getKey() == ours.firstKey()) {
-                        // see the class comment: counted, not required
                         firstPoints++;
                         if (theirs.containsKey(e.getKey())) {
                             firstPointsHeld++;
                         }
-                        continue;
                     }
                     compared++;
                     Double v = theirs.get(e.getKey());
