@@ -41,7 +41,18 @@ class StrataChildPicksFreshestParentIT {
                 Thread.sleep(100);
             }
             String guid = Files.readString(guidFile).trim();
-            awaitIngest(a, guid, "online");
+            long firstOnA = awaitIngest(a, guid, "online").get("last_time_s").asLong();
+            // A holds a few seconds of the child before it stops
+            deadline = System.nanoTime() + WAIT.toNanos();
+            long heldByA = firstOnA;
+            while (System.nanoTime() < deadline && (heldByA == 0 || heldByA < firstOnA + 3)) {
+                if (firstOnA == 0) {
+                    firstOnA = streamInfo(a, guid).get("last_time_s").asLong();
+                }
+                heldByA = streamInfo(a, guid).get("last_time_s").asLong();
+                Thread.sleep(250);
+            }
+            assertTrue(heldByA > 0 && heldByA >= firstOnA + 3, "A never held a few seconds of the child: " + heldByA);
             System.out.println("[ChildPicksFreshestParentIT] the child streams to A, the first of its list");
 
             a.stop();
@@ -49,6 +60,7 @@ class StrataChildPicksFreshestParentIT {
             a.start();
             JsonNode onA = awaitIngest(a, guid, "offline");
             long lastOnA = onA.get("last_time_s").asLong();
+            assertTrue(lastOnA >= heldByA, "A came back without what it held: " + onA);
             // B must be ahead by a few seconds the child collected after A stopped
             deadline = System.nanoTime() + WAIT.toNanos();
             long lastOnB = 0;
