@@ -69,6 +69,15 @@ public final class RealNetdata2 extends NetdataProcess {
 
     /** A parent accepting {@link RealNetdata#API_KEY} with dbengine and replication. */
     public static RealNetdata2 parent(Path base, String hostname, int webPort, boolean compression) throws IOException {
+        return parent(base, hostname, webPort, compression, null);
+    }
+
+    /**
+     * As {@link #parent(Path, String, int, boolean)}; {@code proxyDestination} non-null: it forwards
+     * every host it receives there (with the same API key), as a parent of a cluster does.
+     */
+    public static RealNetdata2 parent(Path base, String hostname, int webPort, boolean compression,
+                                      String proxyDestination) throws IOException {
         RealNetdata2 n = new RealNetdata2(home(), base, hostname, webPort);
         n.writeNetdataConf();
         Files.writeString(base.resolve("etc/stream.conf"), "[stream]\n"
@@ -81,7 +90,10 @@ public final class RealNetdata2 extends NetdataProcess {
                 + "\tenable compression = " + (compression ? "yes" : "no") + "\n"
                 + "\tenable replication = yes\n"
                 + "\treplication period = 1d\n"
-                + "\treplication step = 10m\n");
+                + "\treplication step = 10m\n"
+                + (proxyDestination == null ? "" : "\tproxy enabled = yes\n"
+                + "\tproxy destination = " + proxyDestination + "\n"
+                + "\tproxy api key = " + RealNetdata.API_KEY + "\n"));
         return n;
     }
 

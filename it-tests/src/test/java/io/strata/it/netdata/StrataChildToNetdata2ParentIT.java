@@ -30,11 +30,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * charts, and its {@code /api/v1/data} answers every value our child stored, from each chart's
  * second point to the last.
  *
- * <p>Each chart's first point is counted, not required: a 2.9.0 parent sometimes lacks it (its
- * {@code first_entry} then is our second point's time; two runs of four lacked it, two held it)
- * although a 1.37.1 parent keeps it ({@code StrataChildFirstSecondsToNetdataParentIT}); where it is
- * dropped is not found yet (docs/replication.md, "A chart's first seconds"). Those runs spoke text;
- * with BEGIN2/SET2 the parent held all of them in three runs of three.
+ * <p>Each chart's first point is required too. A 2.9.0 parent lost it (and then interpolated our
+ * incremental charts from its own clock) when our child connected between the chart's first
+ * collection, which stores nothing, and its second: the answer to {@code REPLAY_CHART ... "true" 0 0}
+ * carried only the collection state, which 2.9.0 ignores without a timestamped {@code RBEGIN}. Our
+ * answer now opens one (docs/replication.md, "A chart's first seconds").
  */
 class StrataChildToNetdata2ParentIT {
 
@@ -143,12 +143,10 @@ class StrataChildToNetdata2ParentIT {
                 }
                 for (Map.Entry<Long, Double> e : ours.entrySet()) {
                     if (e.getKey() == ours.firstKey()) {
-                        // see the class comment: counted, not required
                         firstPoints++;
                         if (theirs.containsKey(e.getKey())) {
                             firstPointsHeld++;
                         }
-                        continue;
                     }
                     compared++;
                     Double v = theirs.get(e.getKey());

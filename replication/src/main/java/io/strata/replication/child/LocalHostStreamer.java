@@ -96,7 +96,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
                 .hops(hops).ver(offered).programName("netdata").programVersion("v1.37.1")
                 .build().encode());
         this.sender = StreamSender.fromSettings(charts.host().hostname(), settings, settings.destination(), handshake,
-                this, group);
+                this, group).withStreamInfo(charts.host().machineGuid().toString());
         charts.addListener(this);
     }
 

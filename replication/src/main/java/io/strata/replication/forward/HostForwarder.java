@@ -98,7 +98,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         byte[] request = received.toBuilder().key(settings.proxyApiKey()).hops(received.hops() + 1).ver(offered)
                 .build().encode();
         this.sender = StreamSender.fromSettings(hostname + " (forwarded)", template, settings.proxyDestination(),
-                Handshake.netdata(d -> request), this, group);
+                Handshake.netdata(d -> request), this, group).withStreamInfo(stream.machineGuid().toString());
     }
 
     // ---- the received stream (event loop) -------------------------------------------------------

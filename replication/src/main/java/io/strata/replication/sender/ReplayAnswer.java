@@ -102,6 +102,7 @@ public final class ReplayAnswer {
         boolean enableStreaming = startStreaming || queryBefore == lastLocal || after == 0 || before == 0;
 
         SenderWireFormat.replayBegin(out, w.chartIdUtf8());
+        int pointsStart = out.writerIndex();
         long answeredAfter = after;
         long answeredBefore;
         if (after != 0 && before != 0) {
@@ -130,6 +131,14 @@ public final class ReplayAnswer {
                 // this answer nor the stream, so the parent must ask again
                 enableStreaming = false;
             } else {
+                if (answeredAfter == 0 && out.writerIndex() == pointsStart && lastUpdated > w.updateEvery()) {
+                    // "0 0" answered without a point: a 2.x parent applies RDSTATE/RSSTATE only after
+                    // a timestamped RBEGIN (pluginsd_replication.c, rset_enabled); without one it
+                    // drops the state, takes the next live collection for the chart's first entry
+                    // (not stored) and interpolates from its own clock. One RBEGIN without RSET at
+                    // the last update keeps it; nothing is stored for it (docs/replication.md)
+                    SenderWireFormat.replayPoint(out, lastUpdated - w.updateEvery(), lastUpdated, worldClock);
+                }
                 for (int i = 0; i < w.metrics().length; i++) {
                     if (ieee754) {
                         SenderWireFormat.replayDimensionStateIeee754(out, w.dimensionIdsUtf8()[i],

@@ -245,10 +245,16 @@ class ReplayAnswerTest {
                 REND 1 1000 1003 true 900 1003 1004
                 """, text(out));
 
+        // "0 0" of a chart not defined on this connection: no point, only the state, after one
+        // timestamped RBEGIN without RSET at the chart's last update: a 2.x parent applies
+        // RDSTATE/RSSTATE only after one (else it drops them, takes the next live collection for
+        // the chart's first and stores it not, and interpolates incremental values from its own
+        // clock thereafter); 1.37.1 and Strata parents store nothing for it
         ByteBuf empty = Unpooled.buffer();
         assertTrue(new ReplayAnswer(child).write(empty, chart, true, 0, 0, 1004, fixedState(1003_000_000L)));
         assertEquals("""
                 RBEGIN "test.c"
+                RBEGIN '' 1002 1003 1004
                 RDSTATE "a" 1003000100 42 0.5000000 0.2500000
                 RSSTATE 1003000200 1003000000
                 REND 1 1000 1003 true 0 0 1004

@@ -24,11 +24,15 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
@@ -87,6 +91,8 @@ public final class StreamSender implements AutoCloseable {
     public static final int MAX_COMMAND_LINE_BYTES = 16384;
     /** A destination that keeps failing gets one summary line per this period. */
     public static final long FAILURE_SUMMARY_PERIOD_MILLIS = 60_000;
+    /** The longest a parent's answer to {@code stream_info} is waited for (2.9.0: 5 s per step). */
+    public static final int STREAM_INFO_TIMEOUT_SECONDS = 5;
 
     /**
      * @param timeout         stream.conf {@code timeout seconds} (600): sending the request,
@@ -132,6 +138,8 @@ public final class StreamSender implements AutoCloseable {
     private volatile boolean running;
     private volatile SenderSession current;
     private volatile SslContext clientTls;
+    /** The machine GUID asked about in {@code stream_info} before each attempt; null: not asked. */
+    private volatile String streamInfoGuid;
     /**
      * Lost connections and failed attempts, per destination: a parent that restarts is an event
      * for an operator, not an error; a destination down for an hour gives a line a minute.
@@ -211,6 +219,19 @@ public final class StreamSender implements AutoCloseable {
      */
     public StreamSender withTls(SslContext tls) {
         this.clientTls = tls;
+        return this;
+    }
+
+    /**
+     * Before each connection attempt, asks every available parent {@code /api/v3/stream_info}
+     * about {@code machineGuid} (at once, on the event loop, each bounded by
+     * {@value #STREAM_INFO_TIMEOUT_SECONDS} s) and tries them in the order {@link ParentRanking}
+     * gives: the one holding this host's newest data first, the list's order among equals, a
+     * parent that is initializing or is this host itself set aside. Parents without the endpoint
+     * (1.37.1) keep the list's order.
+     */
+    public StreamSender withStreamInfo(String machineGuid) {
+        this.streamInfoGuid = Objects.requireNonNull(machineGuid, "machineGuid");
         return this;
     }
 
@@ -295,6 +316,10 @@ public final class StreamSender implements AutoCloseable {
                     destinations.millisUntilNextAvailable(destinations.nowMillis()));
             return null;
         }
+        String guid = streamInfoGuid;
+        if (guid != null) {
+            candidates = rankByStreamInfo(candidates, guid);
+        }
         for (Destination d : candidates) {
             if (!running) {
                 return null;
@@ -313,6 +338,53 @@ public final class StreamSender implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * Asks every candidate {@code stream_info} at once and waits (bounded) for all answers; returns
+     * the candidates in {@link ParentRanking}'s order and postpones those it sets aside.
+     */
+    private List<Destination> rankByStreamInfo(List<Destination> candidates, String guid) throws InterruptedException {
+        StreamInfoProbe probe = new StreamInfoProbe(group, Duration.ofSeconds(STREAM_INFO_TIMEOUT_SECONDS));
+        Map<Destination, CompletableFuture<StreamInfoReply.Probe>> asked = new LinkedHashMap<>();
+        Map<Destination, StreamInfoReply.Probe> answers = new HashMap<>();
+        try {
+            for (Destination d : candidates) {
+                asked.putIfAbsent(d, probe.ask(d, guid, clientTls));
+            }
+            // the probe ends itself after its timeout; the margin covers a busy event loop
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STREAM_INFO_TIMEOUT_SECONDS + 2);
+            for (Map.Entry<Destination, CompletableFuture<StreamInfoReply.Probe>> e : asked.entrySet()) {
+                StreamInfoReply.Probe p;
+                try {
+                    p = e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException late) {
+                    p = StreamInfoReply.Probe.noAnswer("no answer in time");
+                } catch (ExecutionException failed) {
+                    p = StreamInfoReply.Probe.noAnswer(String.valueOf(failed.getCause()));
+                }
+                answers.put(e.getKey(), p);
+                log.debug("STREAM {} [send to {}]: stream_info: {} {} (last_time_s {})", hostName, e.getKey(),
+                        p.kind(), p.detail(), p.lastTimeS());
+            }
+        } finally {
+            // an interrupted wait leaves no connection behind
+            asked.values().forEach(f -> f.cancel(false));
+        }
+        ParentRanking.Ranking r = ParentRanking.rank(candidates, answers,
+                n -> ThreadLocalRandom.current().nextInt(n));
+        for (ParentRanking.SetAside s : r.setAside()) {
+            log.info("STREAM {} [send to {}]: {} - will retry in {} secs", hostName, s.destination(), s.reason(),
+                    s.seconds());
+            destinations.postpone(s.destination(), s.seconds(), s.reason());
+        }
+        List<Destination> order = r.order();
+        if (!order.isEmpty() && order.contains(candidates.get(0)) && !order.get(0).equals(candidates.get(0))) {
+            log.info("STREAM {}: trying '{}' first: it holds this host up to {} ({} holds it up to {})", hostName,
+                    order.get(0), answers.get(order.get(0)).lastTimeS(), candidates.get(0),
+                    answers.get(candidates.get(0)).lastTimeS());
+        }
+        return order;
     }
 
     private Channel tcpConnect(Destination d) throws InterruptedException {

@@ -102,6 +102,13 @@ final class FakeParent implements AutoCloseable {
     private volatile String reply;
     final BlockingQueue<Connection> connections = new LinkedBlockingQueue<>();
     private final List<Connection> all = new CopyOnWriteArrayList<>();
+    /** The stream_info questions asked, in order. */
+    final BlockingQueue<String> streamInfoRequests = new LinkedBlockingQueue<>();
+    /** What a stream_info question gets (the whole HTTP answer); null: the connection is closed unanswered. */
+    private volatile byte[] streamInfoAnswer;
+    /** A stream_info question is left unanswered with the connection open (until the child closes it). */
+    private volatile boolean streamInfoSilent;
+    private final List<Socket> streamInfoSockets = new CopyOnWriteArrayList<>();
 
     FakeParent(Mode mode, String reply) throws IOException {
         this.mode = mode;
@@ -119,6 +126,22 @@ final class FakeParent implements AutoCloseable {
 
     int port() {
         return server.getLocalPort();
+    }
+
+    /** Answers stream_info questions with {@code httpAnswer} (null: closes without an answer). */
+    void answerStreamInfo(byte[] httpAnswer) {
+        this.streamInfoAnswer = httpAnswer;
+        this.streamInfoSilent = false;
+    }
+
+    /** Leaves stream_info questions unanswered, the connection open. */
+    void silentOnStreamInfo() {
+        this.streamInfoSilent = true;
+    }
+
+    /** How many stream_info connections the child has not closed yet. */
+    long openStreamInfoConnections() {
+        return streamInfoSockets.stream().filter(s -> !s.isClosed()).count();
     }
 
     void behave(Mode newMode, String newReply) {
@@ -163,7 +186,24 @@ final class FakeParent implements AutoCloseable {
                     break;
                 }
             }
-            Connection c = new Connection(s, req.toString(StandardCharsets.UTF_8));
+            String text = req.toString(StandardCharsets.UTF_8);
+            if (text.startsWith("GET /api/v3/stream_info")) {
+                streamInfoRequests.add(text);
+                streamInfoSockets.add(s);
+                byte[] answer = streamInfoAnswer;
+                if (streamInfoSilent) {
+                    // until the child closes it
+                    while (in.read() >= 0) {
+                        // discard
+                    }
+                } else if (answer != null) {
+                    s.getOutputStream().write(answer);
+                    s.getOutputStream().flush();
+                }
+                s.close();
+                return;
+            }
+            Connection c = new Connection(s, text);
             all.add(c);
             connections.add(c);
             Mode m = mode;
@@ -189,6 +229,9 @@ final class FakeParent implements AutoCloseable {
         server.close();
         for (Connection c : all) {
             c.close();
+        }
+        for (Socket s : streamInfoSockets) {
+            s.close();
         }
     }
 }
