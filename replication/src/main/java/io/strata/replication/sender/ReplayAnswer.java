@@ -131,12 +131,15 @@ public final class ReplayAnswer {
                 // this answer nor the stream, so the parent must ask again
                 enableStreaming = false;
             } else {
-                if (answeredAfter == 0 && out.writerIndex() == pointsStart && lastUpdated > w.updateEvery()) {
+                if (answeredAfter == 0 && out.writerIndex() == pointsStart && lastUpdated > w.updateEvery()
+                        && lastUpdated <= worldClock) {
                     // "0 0" answered without a point: a 2.x parent applies RDSTATE/RSSTATE only after
                     // a timestamped RBEGIN (pluginsd_replication.c, rset_enabled); without one it
                     // drops the state, takes the next live collection for the chart's first entry
                     // (not stored) and interpolates from its own clock. One RBEGIN without RSET at
-                    // the last update keeps it; nothing is stored for it (docs/replication.md)
+                    // the last update keeps it; nothing is stored for it (docs/replication.md). Not when
+                    // the last update is ahead of this clock (a clock set back since): every parent
+                    // refuses a point past the sender's wall clock
                     SenderWireFormat.replayPoint(out, lastUpdated - w.updateEvery(), lastUpdated, worldClock);
                 }
                 for (int i = 0; i < w.metrics().length; i++) {
