@@ -202,9 +202,11 @@ class DiskBacklogSignalTest {
                 io.gate.countDown();
             }
             assertTrue(lowSeen[0], "the transitions did not race as the test means: " + events);
-            assertFalse(e.diskBacklogHigh());
-            assertTrue(events.isEmpty() || !events.get(events.size() - 1).high(),
-                    "the listener was last told to pause while nothing waits for the disk: " + events);
+            // the stores of the loop's last second may pass the bound again on a loaded machine
+            // before the flusher, writing freely now, takes them: the state settles under it
+            waitFor(() -> !e.diskBacklogHigh(), "the backlog under the bound with the disk back");
+            waitFor(() -> events.isEmpty() || !events.get(events.size() - 1).high(),
+                    "the listener told to read again while nothing waits for the disk: " + events);
             e.flush();
         }
     }
