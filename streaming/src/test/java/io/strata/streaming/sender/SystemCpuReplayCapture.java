@@ -120,9 +120,13 @@ public final class SystemCpuReplayCapture {
             }
         }
         e.metadata().upsertHost(new HostInfo(CHILD, "ndchild", "linux", "Etc/UTC", 1, labels));
+        // in the order the real child sent them (the engine keeps the order it is given; Map.of's
+        // order changes from one JVM to the next)
+        Map<String, String> chartLabels = new LinkedHashMap<>();
+        chartLabels.put("_collect_plugin", "proc.plugin");
+        chartLabels.put("_collect_module", "/proc/stat");
         int chart = e.metadata().upsertChart(new ChartInfo(CHILD, "system.cpu", "system.cpu", "Total CPU utilization",
-                "percentage", "cpu", "system.cpu", "stacked", 100, 1, "proc.plugin", "/proc/stat",
-                Map.of("_collect_plugin", "proc.plugin", "_collect_module", "/proc/stat")));
+                "percentage", "cpu", "system.cpu", "stacked", 100, 1, "proc.plugin", "/proc/stat", chartLabels));
         for (String d : CPU_DIMS) {
             e.metadata().upsertDimension(new DimensionInfo(CHILD, "system.cpu", d, d, "percentage-of-incremental-row",
                     1, 1, d.equals("idle") ? DimensionInfo.FLAG_HIDDEN : 0));
