@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.strata.engine.EngineTestSupport.define;
@@ -82,6 +83,15 @@ class FlusherSurvivesTest {
                     assertTrue(e.store(m, t, 1, EngineTestSupport.value(m, t), StorageNumber.SN_DEFAULT_FLAGS));
                 }
             }
+            // The injected failure must happen in one of the flusher's own turns (pages aged past
+            // 5 ms), not in the turn that answers flush(): a flush whose attempt fails rightly
+            // throws. On a busy machine the flusher may not run before the collector is done, so
+            // wait for the failure to be counted first.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (e.flusherFailures() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(1, e.flusherFailures(), "the injected failure happened within 60 s");
             e.flush();
             assertTrue(io.writes.get() > io.nth, "the engine kept writing after the failure: " + io.writes.get());
             assertEquals(1, e.flusherFailures(), "the failure is counted");

@@ -229,11 +229,12 @@ public final class EngineBench {
             taken++;
         }
 
-        MemoryOverTime end(long rssNow, int countedFrom) {
+        /** The last sample; {@code rssNow} and {@code rssHighWater} from one read (see {@link #rssAndHighWaterBytes}). */
+        MemoryOverTime end(long rssNow, long rssHighWater, int countedFrom) {
             record(seconds, rssNow);
             return new MemoryOverTime(Arrays.copyOf(second, taken), Arrays.copyOf(rss, taken),
                     Arrays.copyOf(pageMemory, taken), Arrays.copyOf(heapCommitted, taken), countedFrom,
-                    rssHighWaterBytes());
+                    rssHighWater);
         }
     }
 
@@ -382,8 +383,9 @@ public final class EngineBench {
                 throw new IOException("a writer failed: " + failure[0], failure[0]);
             }
             // memory of the collected state: hot pages full of points, dirty pages in flight
-            rss = rssBytes();
-            overTime = sampler.end(rss, Math.min(o.seconds(), DiskFormat.pagePoints(0)));
+            long[] rssAndPeak = rssAndHighWaterBytes();
+            rss = rssAndPeak[0];
+            overTime = sampler.end(rss, rssAndPeak[1], Math.min(o.seconds(), DiskFormat.pagePoints(0)));
             long[] after = MemorySplit.now(false);
             heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
             pageMem = e.pageMemoryBytes();
@@ -594,26 +596,36 @@ public final class EngineBench {
 
     /** Resident set size of this process, from /proc/self/status; 0 where there is none. */
     public static long rssBytes() {
-        return statusKilobytes("VmRSS:");
+        return statusKilobytes("VmRSS:")[0] * 1024;
     }
 
-    /** The highest resident set size this process had so far (VmHWM); 0 where unknown. */
-    public static long rssHighWaterBytes() {
-        return statusKilobytes("VmHWM:");
+    /**
+     * The RSS and its high-water mark ({@code {VmRSS, VmHWM}} in bytes) from one read of
+     * /proc/self/status, where the kernel reports the high-water mark as at least the RSS it
+     * reports. Two reads do not keep that order: the kernel records the mark only at some moments
+     * (memory being unmapped), from per-CPU counters it sums approximately there and exactly for
+     * the file, so a mark read after an RSS fell can be below that RSS.
+     */
+    public static long[] rssAndHighWaterBytes() {
+        long[] kb = statusKilobytes("VmRSS:", "VmHWM:");
+        return new long[]{kb[0] * 1024, kb[1] * 1024};
     }
 
-    private static long statusKilobytes(String field) {
+    /** The kilobytes of each field of /proc/self/status, in one read; 0 for a field missing or unreadable. */
+    private static long[] statusKilobytes(String... fields) {
+        long[] out = new long[fields.length];
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith(field)) {
-                    String[] f = line.trim().split("\\s+");
-                    return Long.parseLong(f[1]) * 1024;
+                for (int i = 0; i < fields.length; i++) {
+                    if (line.startsWith(fields[i])) {
+                        out[i] = Long.parseLong(line.trim().split("\\s+")[1]);
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return 0;
+            return new long[fields.length];
         }
-        return 0;
+        return out;
     }
 
     private static boolean isEmptyDirectory(Path dir) throws IOException {

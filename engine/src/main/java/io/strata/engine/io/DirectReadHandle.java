@@ -56,7 +56,7 @@ final class DirectReadHandle implements FileHandle {
             // EINVAL from file systems without O_DIRECT (older tmpfs, some network file systems)
             throw new UnsupportedOperationException(path + ": O_DIRECT refused (" + e.getMessage() + ")", e);
         }
-        DirectReadHandle h = new DirectReadHandle(path, ch, (int) bs);
+        DirectReadHandle h = new DirectReadHandle(path, UninterruptibleChannels.of(ch), (int) bs);
         try {
             // Some file systems accept the flag at open and refuse the first read: find out now.
             h.read(ByteBuffer.allocate(1), 0);

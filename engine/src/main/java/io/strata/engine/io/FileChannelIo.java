@@ -40,7 +40,7 @@ public final class FileChannelIo implements FileIo {
                     StandardOpenOption.CREATE_NEW);
             case READ_DIRECT -> throw new IllegalStateException("handled above");
         };
-        return new ChannelHandle(path, ch);
+        return new ChannelHandle(path, UninterruptibleChannels.of(ch));
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -582,7 +583,15 @@ public final class MetadataStore implements Closeable {
             return;
         }
         if (unsynced) {
-            log.sync();
+            try {
+                log.sync();
+            } catch (ClosedChannelException e) {
+                // A thread interrupted inside the force closed the channel for everyone (the JDK
+                // closes a FileChannel on an interrupt): the next sync rewrites the log from memory
+                // and reopens it, instead of failing on the closed channel for good.
+                needsRewrite = true;
+                throw e;
+            }
             unsynced = false;
         }
     }

@@ -44,23 +44,27 @@ class DemoClusterTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
-    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    // a guard against a hang, beyond the waits' budget of 150 s, the start and the close
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void bothParentsHoldBothChildrenAndTheClusterStopsCleanly(@TempDir Path tmp) throws Exception {
-        DemoLayout layout = DemoLayout.withPorts(tmp.resolve("data"), freePort(), freePort(), freePort(), freePort());
+        int[] ports = distinctFreePorts(4);
+        DemoLayout layout = DemoLayout.withPorts(tmp.resolve("data"), ports[0], ports[1], ports[2], ports[3]);
         List<Path> written = layout.writeMissingConfigs();
         assertEquals(8, written.size(), "netdata.conf and stream.conf for each of the four nodes: " + written);
 
         try (DemoCluster cluster = DemoCluster.start(layout)) {
+            // one budget for every wait below, well inside the test's timeout: the close after
+            // them must not be cut short by it
+            long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
             for (DemoLayout.Node p : layout.parents()) {
                 waitForMirroredHosts(cluster.url(p.name()), List.of(DemoLayout.CHILD_1, DemoLayout.CHILD_2),
-                        Duration.ofSeconds(60));
+                        deadline);
             }
             // the charts are the proc collector's, on the parent that received the child only through its peer too
             // (a host is listed from its handshake on; its charts follow it, a moment later on a busy machine)
             for (DemoLayout.Node p : layout.parents()) {
                 for (DemoLayout.Node c : layout.children()) {
                     String url = cluster.url(p.name()) + "host/" + c.name() + "/api/v1/charts";
-                    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                     JsonNode charts = get(url).get("charts");
                     while (!charts.has("system.cpu") && System.nanoTime() < deadline) {
                         Thread.sleep(250);
@@ -70,7 +74,7 @@ class DemoClusterTest {
                             + fieldNames(charts));
                 }
             }
-            assertTrue(cluster.awaitChildrenOnBothParents(Duration.ofSeconds(5)));
+            assertTrue(cluster.awaitChildrenOnBothParents(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
         }
 
         for (DemoLayout.Node n : layout.nodes()) {
@@ -88,7 +92,8 @@ class DemoClusterTest {
     void existingConfigurationIsKeptAndAPortInUseIsNamed(@TempDir Path tmp) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int busy = taken.getLocalPort();
-            DemoLayout layout = DemoLayout.withPorts(tmp, freePort(), busy, freePort(), freePort());
+            int[] free = distinctFreePorts(3);
+            DemoLayout layout = DemoLayout.withPorts(tmp, free[0], busy, free[1], free[2]);
             Path edited = layout.nodes().get(0).netdataConf();
             Files.createDirectories(edited.getParent());
             String mine = "[global]\n\thostname = " + DemoLayout.PARENT_A + "\n[web]\n\tbind to = 127.0.0.1:"
@@ -131,8 +136,7 @@ class DemoClusterTest {
         assertTrue(e.getMessage().contains("65533..65537"), e.getMessage());
     }
 
-    private static void waitForMirroredHosts(String url, List<String> hosts, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    private static void waitForMirroredHosts(String url, List<String> hosts, long deadline) throws Exception {
         List<String> seen = List.of();
         while (System.nanoTime() < deadline) {
             try {
@@ -162,6 +166,23 @@ class DemoClusterTest {
     private static List<String> fieldNames(JsonNode o) {
         List<String> out = new ArrayList<>();
         o.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+
+    /**
+     * Ports free now, all different: the kernel may hand out a port just released again, and the
+     * demo's configuration must name its ports before the nodes bind them.
+     */
+    private static int[] distinctFreePorts(int n) throws IOException {
+        int[] out = new int[n];
+        List<Integer> seen = new ArrayList<>();
+        for (int i = 0; i < n; ) {
+            int p = freePort();
+            if (!seen.contains(p)) {
+                seen.add(p);
+                out[i++] = p;
+            }
+        }
         return out;
     }
 

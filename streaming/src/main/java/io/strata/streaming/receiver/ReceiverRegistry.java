@@ -79,6 +79,12 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
     private volatile PeerLookup peerLookup = PeerLookup.NONE;
     /** While set, no receiver reads from its socket: TCP pushes back and the children buffer. */
     private volatile boolean readingPaused;
+    /**
+     * Orders a registration's pausing of its new socket with a pause or resume of every socket: a
+     * resume between the registration's look at {@link #readingPaused} and its pausing would
+     * otherwise leave the new stream paused for good.
+     */
+    private final Object pauseLock = new Object();
 
     public ReceiverRegistry() {
         this(Clocks::wallMillis);
@@ -123,8 +129,10 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
             recordEnd(machineGuid, old);
             old.channel.close();
         }
-        if (readingPaused) {
-            channel.config().setAutoRead(false);
+        synchronized (pauseLock) {
+            if (readingPaused) {
+                channel.config().setAutoRead(false);
+            }
         }
         return fresh;
     }
@@ -197,9 +205,11 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
      * buffer meanwhile, replication fills once they reconnect. Any thread.
      */
     public void setReadingPaused(boolean paused) {
-        readingPaused = paused;
-        for (Active a : byGuid.values()) {
-            a.channel.config().setAutoRead(!paused);
+        synchronized (pauseLock) {
+            readingPaused = paused;
+            for (Active a : byGuid.values()) {
+                a.channel.config().setAutoRead(!paused);
+            }
         }
     }
 

@@ -126,8 +126,14 @@ class StreamSenderTest {
         return Unpooled.copiedBuffer(s, StandardCharsets.UTF_8);
     }
 
+    /**
+     * The sender's timeout (sending the request, waiting for the reply) where a test wants the
+     * exchange to succeed: a busy machine can take seconds to run the event loop that sends it.
+     */
+    private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(30);
+
     private static StreamSender.Config config(Duration timeout, Duration reconnectDelay, long buffer) {
-        return new StreamSender.Config(timeout, Duration.ofSeconds(2), reconnectDelay, buffer);
+        return new StreamSender.Config(timeout, ANSWER_TIMEOUT, reconnectDelay, buffer);
     }
 
     private static StreamSender sender(String destinations, Recorder r, StreamSender.Config c,
@@ -144,7 +150,7 @@ class StreamSenderTest {
             Recorder r = new Recorder();
             r.onConnect = s -> s.write(text("HELLO " + s.destination().port() + "\n"));
             String list = "127.0.0.1:" + down + " 127.0.0.1:" + b.port() + " 127.0.0.1:" + c.port();
-            try (StreamSender sender = sender(list, r, config(Duration.ofSeconds(2), Duration.ofSeconds(30), 1 << 20),
+            try (StreamSender sender = sender(list, r, config(ANSWER_TIMEOUT, Duration.ofMinutes(10), 1 << 20),
                     caps -> null)) {
                 sender.start();
                 assertEquals("connected " + b.port() + " 15296", r.next(), "the first parent that accepts TCP");
@@ -156,12 +162,11 @@ class StreamSenderTest {
                         "the connected parent moved to the end");
                 assertNotNull(sender.session());
 
-                long closedAt = System.nanoTime();
                 cb.close();
                 assertEquals("disconnected connection closed by the parent", r.next());
+                // within r.next()'s 30 s wait, shorter than the reconnect delay: a reconnection
+                // that waited the delay would not be there
                 assertEquals("connected " + c.port() + " 15296", r.next(), "walks on from the head: down, then c");
-                long reconnectMillis = (System.nanoTime() - closedAt) / 1_000_000;
-                assertTrue(reconnectMillis < 10_000, "reconnected without the 30 s reconnect delay: " + reconnectMillis);
                 FakeParent.Connection cc = c.nextConnection(WAIT);
                 assertTrue(cc.awaitReceived("HELLO " + c.port() + "\n", WAIT), "everything is sent again");
                 assertEquals(List.of(down, b.port(), c.port()),
@@ -185,8 +190,11 @@ class StreamSenderTest {
     void postponesTheDestinationAsTheReplyDemands(FakeParent.Mode mode, String reply, int seconds) throws Exception {
         try (FakeParent p = new FakeParent(mode, reply)) {
             Recorder r = new Recorder();
+            // only the silent parent needs the reply's timeout to expire; the others answer, and
+            // a reply that came after a short timeout would be judged "no reply"
+            Duration timeout = mode == FakeParent.Mode.SILENT ? Duration.ofSeconds(2) : ANSWER_TIMEOUT;
             try (StreamSender sender = sender("127.0.0.1:" + p.port(), r,
-                    config(Duration.ofMillis(500), Duration.ofMillis(100), 1 << 20), caps -> null)) {
+                    config(timeout, Duration.ofMillis(100), 1 << 20), caps -> null)) {
                 long before = System.currentTimeMillis();
                 sender.start();
                 assertNotNull(p.nextConnection(WAIT));
@@ -223,7 +231,7 @@ class StreamSenderTest {
              FakeParent b = new FakeParent(FakeParent.Mode.ACCEPT, ACCEPT_15296)) {
             Recorder r = new Recorder();
             try (StreamSender sender = sender("127.0.0.1:" + a.port() + ",127.0.0.1:" + b.port(), r,
-                    config(Duration.ofSeconds(2), Duration.ofMillis(100), 1 << 20), caps -> null)) {
+                    config(ANSWER_TIMEOUT, Duration.ofMillis(100), 1 << 20), caps -> null)) {
                 sender.start();
                 assertEquals("connected " + b.port() + " 15296", r.next());
                 assertEquals(1, a.connectionCount(), "a was tried once, then postponed");
@@ -248,7 +256,7 @@ class StreamSenderTest {
                 }
             };
             try (StreamSender sender = sender("127.0.0.1:" + p.port(), r,
-                    config(Duration.ofSeconds(2), Duration.ofSeconds(30), 4096), caps -> null)) {
+                    config(ANSWER_TIMEOUT, Duration.ofSeconds(30), 4096), caps -> null)) {
                 sender.start();
                 assertTrue(r.next().startsWith("connected"));
                 assertEquals("disconnected send buffer overflow (4096 bytes)", r.next());
@@ -268,7 +276,7 @@ class StreamSenderTest {
         try (FakeParent p = new FakeParent(FakeParent.Mode.ACCEPT, ACCEPT_15296)) {
             Recorder r = new Recorder();
             try (StreamSender sender = sender("127.0.0.1:" + p.port(), r,
-                    config(Duration.ofSeconds(2), Duration.ofMillis(100), 1 << 20), caps -> null)) {
+                    config(ANSWER_TIMEOUT, Duration.ofMillis(100), 1 << 20), caps -> null)) {
                 sender.start();
                 assertTrue(r.next().startsWith("connected"));
                 FakeParent.Connection c = p.nextConnection(WAIT);
@@ -297,7 +305,7 @@ class StreamSenderTest {
             Recorder r = new Recorder();
             r.onConnect = s -> s.write(text("abc\n"));
             try (StreamSender sender = sender("127.0.0.1:" + p.port(), r,
-                    config(Duration.ofSeconds(2), Duration.ofMillis(100), 1 << 20), caps -> {
+                    config(ANSWER_TIMEOUT, Duration.ofMillis(100), 1 << 20), caps -> {
                         asked.add(caps);
                         return new MarkingEncoder();
                     })) {
@@ -341,7 +349,7 @@ class StreamSenderTest {
             };
             DestinationList list = DestinationList.parse("127.0.0.1:" + p.port(), 19999, System::currentTimeMillis);
             try (StreamSender sender = new StreamSender("child", list, flaky, caps -> null, r,
-                    config(Duration.ofSeconds(2), Duration.ofMillis(100), 1 << 20), group)) {
+                    config(ANSWER_TIMEOUT, Duration.ofMillis(100), 1 << 20), group)) {
                 sender.start();
                 assertEquals("connected " + p.port() + " 15296", r.next());
                 assertEquals(2, calls.get());
@@ -356,7 +364,7 @@ class StreamSenderTest {
             DestinationList list = DestinationList.parse("127.0.0.1:" + p.port(), 19999, System::currentTimeMillis);
             // no group given: the sender owns one and shuts it down
             StreamSender sender = new StreamSender("child", list, new TestHandshake(), caps -> null, r,
-                    config(Duration.ofSeconds(2), Duration.ofMillis(100), 1 << 20), null);
+                    config(ANSWER_TIMEOUT, Duration.ofMillis(100), 1 << 20), null);
             sender.start();
             assertTrue(r.next().startsWith("connected"));
             FakeParent.Connection c = p.nextConnection(WAIT);
@@ -385,7 +393,7 @@ class StreamSenderTest {
         Recorder r = new Recorder();
         ListAppender<ILoggingEvent> logged = senderLog();
         try (StreamSender sender = sender("127.0.0.1:" + down, r,
-                config(Duration.ofSeconds(2), Duration.ofMillis(10), 1 << 20), caps -> null)) {
+                config(ANSWER_TIMEOUT, Duration.ofMillis(10), 1 << 20), caps -> null)) {
             sender.start();
             Destination d = sender.destinations().entries().get(0).destination();
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT);
@@ -409,7 +417,7 @@ class StreamSenderTest {
         try (FakeParent p = new FakeParent(FakeParent.Mode.ACCEPT, ACCEPT_15296)) {
             Recorder r = new Recorder();
             try (StreamSender sender = sender("127.0.0.1:" + p.port(), r,
-                    config(Duration.ofSeconds(2), Duration.ofMillis(10), 1 << 20), caps -> null)) {
+                    config(ANSWER_TIMEOUT, Duration.ofMillis(10), 1 << 20), caps -> null)) {
                 sender.start();
                 assertTrue(r.next().startsWith("connected"));
                 p.nextConnection(WAIT).close();
