@@ -1,13 +1,11 @@
 package io.strata.replication.child;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
-import io.strata.engine.page.StorageNumber;
 import io.strata.replication.receiver.ReplicationPlanner;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
@@ -30,6 +28,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import static io.strata.replication.child.ChildParentWire.feed;
+import static io.strata.replication.child.ChildParentWire.points;
+import static io.strata.replication.child.ChildParentWire.written;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -47,7 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 class ChildWithAShiftedClockTest {
 
     private static final UUID HOST = UUID.fromString("0d9f6e3c-5b1a-4f7e-9a51-00000000000b");
-    private static final long T = 1_795_733_190L;
+    private static final long T = ChildParentWire.T;
     private static final long SHIFT_MICROS = 30_000_000L;
 
     @TempDir
@@ -142,31 +143,5 @@ class ChildWithAShiftedClockTest {
         nowMicros = second * 1_000_000L + 5_000;
         local.collect(chart, new long[] {(second - T) * 1000 + 7}, null, nowMicros + SHIFT_MICROS);
         local.passDone(List.of(chart));
-    }
-
-    private static List<String> points(StorageEngine db, int metric) throws Exception {
-        List<String> out = new ArrayList<>();
-        db.queryTier0(metric, T - 10, T + 100, (time, sn) -> out.add((time - T) + "=" + StorageNumber.unpack(sn)));
-        return out;
-    }
-
-    private static String written(EmbeddedChannel channel) {
-        StringBuilder sb = new StringBuilder();
-        ByteBuf b;
-        while ((b = channel.readOutbound()) != null) {
-            sb.append(b.toString(StandardCharsets.UTF_8));
-            b.release();
-        }
-        return sb.toString();
-    }
-
-    private static void feed(ReceiverParser p, String text) throws Exception {
-        for (String l : text.split("\n")) {
-            if (l.isEmpty()) {
-                continue;
-            }
-            byte[] b = l.getBytes(StandardCharsets.UTF_8);
-            p.line(b, 0, b.length);
-        }
     }
 }

@@ -1,13 +1,11 @@
 package io.strata.replication.child;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
-import io.strata.engine.page.StorageNumber;
 import io.strata.replication.receiver.ReplicationPlanner;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
@@ -31,6 +29,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 
+import static io.strata.replication.child.ChildParentWire.feed;
+import static io.strata.replication.child.ChildParentWire.points;
+import static io.strata.replication.child.ChildParentWire.written;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -45,7 +46,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class FailoverInterleavingsTest {
 
-    private static final long T = 1_795_733_190L;
+    private static final long T = ChildParentWire.T;
     private static final int SEEDS = 60;
 
     @TempDir
@@ -235,31 +236,5 @@ class FailoverInterleavingsTest {
     private ReceiverParser parser(StorageEngine db, HostInfo host, List<String> commands) {
         return new ReceiverParser(db, host, commands::add, ReplicationPlanner.NETDATA_DEFAULTS, true,
                 ReceiverLimits.DEFAULTS, new ReceiverStats(), () -> nowMicros, null);
-    }
-
-    private static List<String> points(StorageEngine db, int metric) throws Exception {
-        List<String> out = new ArrayList<>();
-        db.queryTier0(metric, T - 10, T + 100, (time, sn) -> out.add((time - T) + "=" + StorageNumber.unpack(sn)));
-        return out;
-    }
-
-    private static String written(EmbeddedChannel channel) {
-        StringBuilder sb = new StringBuilder();
-        ByteBuf b;
-        while ((b = channel.readOutbound()) != null) {
-            sb.append(b.toString(StandardCharsets.UTF_8));
-            b.release();
-        }
-        return sb.toString();
-    }
-
-    private static void feed(ReceiverParser p, String text) throws Exception {
-        for (String l : text.split("\n")) {
-            if (l.isEmpty()) {
-                continue;
-            }
-            byte[] b = l.getBytes(StandardCharsets.UTF_8);
-            p.line(b, 0, b.length);
-        }
     }
 }
