@@ -2,6 +2,7 @@ package io.strata.node.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.load.LoadGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -13,7 +14,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code strata load}: a fleet of synthetic children streaming to a parent with the real 1.37.1
- * protocol; prints the samples sent per second, and with {@code --parent-pid} the parent's CPU.
+ * protocol (or, with {@code --form interpolated}, 2.x's BEGIN2/SET2/END2 where the parent grants it);
+ * prints the samples sent per second, and with {@code --parent-pid} the parent's CPU.
  */
 @Command(name = "load", mixinStandardHelpOptions = true,
         description = "Stream synthetic children into a parent and report the samples sent per second.")
@@ -34,6 +36,11 @@ public final class LoadCommand implements Callable<Integer> {
     @Option(names = "--compression", defaultValue = "on", description = "on|off|zstd: offer LZ4; zstd: offer ZSTD "
             + "and LZ4 (a parent that has ZSTD takes it). Default ${DEFAULT-VALUE}.")
     String compression;
+    @Option(names = "--form", defaultValue = "text", description = "text|interpolated: text writes BEGIN/SET/END "
+            + "(1.37.1); interpolated offers INTERPOLATED and IEEE754 and, where the parent grants them, writes "
+            + "BEGIN2/SET2/END2 with base64 numbers as a 2.x child does (else text, said in the result). "
+            + "Default ${DEFAULT-VALUE}.")
+    String form;
     @Option(names = "--api-key", defaultValue = "11111111-2222-3333-4444-555555555555",
             description = "API key of the parent's stream.conf. Default ${DEFAULT-VALUE}.")
     String apiKey;
@@ -69,10 +76,15 @@ public final class LoadCommand implements Callable<Integer> {
             System.err.println("strata load: --compression must be on, off or zstd, got " + compression);
             return 2;
         }
+        if (!form.equals("text") && !form.equals("interpolated")) {
+            System.err.println("strata load: --form must be text or interpolated, got " + form);
+            return 2;
+        }
         LoadGenerator.Options o;
         try {
             o = new LoadGenerator.Options(parent.substring(0, colon), Integer.parseInt(parent.substring(colon + 1)),
-                    children, metricsPerChild, dimensionsPerChart, seconds, lz4, apiKey, rate, seed, zstd);
+                    children, metricsPerChild, dimensionsPerChart, seconds, lz4, apiKey, rate, seed, zstd,
+                    form.equals("interpolated"));
         } catch (IllegalArgumentException e) {
             System.err.println("strata load: " + e.getMessage());
             return 2;
@@ -102,6 +114,9 @@ public final class LoadCommand implements Callable<Integer> {
             n.put("children_accepted", r.childrenAccepted());
             n.put("metrics_per_child", metricsPerChild);
             n.put("compression", lz4);
+            n.put("compression_offered", compression);
+            n.put("form", r.form());
+            n.put("capabilities", Capabilities.names(r.capabilities()));
             n.put("collections", r.collections());
             n.put("uncompressed_bytes", r.uncompressedBytes());
             n.put("wire_bytes", r.wireBytes());
@@ -115,6 +130,7 @@ public final class LoadCommand implements Callable<Integer> {
         } else {
             System.out.printf("%d children (%d accepted) x %d metrics, %.1f s: %d samples sent, %.0f samples/s%n",
                     children, r.childrenAccepted(), metricsPerChild, r.seconds(), r.samplesSent(), r.samplesPerSecond());
+            System.out.printf("form %s, capabilities %s%n", r.form(), Capabilities.names(r.capabilities()));
             System.out.printf("%d bytes on the wire (%.3f per sample), %d bytes of text%n", r.wireBytes(),
                     (double) r.wireBytes() / Math.max(1, r.samplesSent()), r.uncompressedBytes());
             if (parentPid != null) {

@@ -18,9 +18,12 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.strata.engine.page.StorageNumber;
+import io.strata.engine.time.Clocks;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.HandshakeReplies;
 import io.strata.streaming.handshake.StreamRequest;
+import io.strata.streaming.sender.SenderWireFormat;
 import io.strata.streaming.sender.StreamSender;
 import io.strata.streaming.server.Transports;
 
@@ -33,12 +36,16 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A fleet of synthetic children speaking the real 1.37.1 protocol to one parent: handshake,
  * labels, chart definitions, then {@code BEGIN}/{@code SET}/{@code END} for every chart each
- * collection, LZ4-framed when negotiated. Values look like a machine's (gauges that wander,
+ * collection, LZ4- or ZSTD-framed when negotiated; or, with {@link Options#interpolated} and a parent
+ * that grants INTERPOLATED and IEEE754, each collection as a 2.x child sends it:
+ * {@code BEGIN2}/{@code SET2}/{@code END2} with base64 numbers, a gauge's value its collected value,
+ * a counter's its rate over the collection's second (what the parent computes from the text form). Values look like a machine's (gauges that wander,
  * counters that grow). Collections are paced at {@code rate} per second per child, or as fast as
  * the parent takes them ({@code rate} 0: accelerated time, each still claiming one second).
  * Every loop is bounded by the run's duration.
@@ -50,14 +57,23 @@ public final class LoadGenerator {
      *
      * @param compression offer LZ4 (COMPRESSION)
      * @param zstd        offer 2.x's ZSTD too (with {@code compression}); a parent that has it prefers it
+     * @param interpolated offer INTERPOLATED and IEEE754 and, where granted, write BEGIN2/SET2/END2
      */
     public record Options(String host, int port, int children, int metricsPerChild, int dimensionsPerChart,
-                          double seconds, boolean compression, String apiKey, double rate, long seed, boolean zstd) {
+                          double seconds, boolean compression, String apiKey, double rate, long seed, boolean zstd,
+                          boolean interpolated) {
+        /** The text form (BEGIN/SET/END). */
+        public Options(String host, int port, int children, int metricsPerChild, int dimensionsPerChart,
+                       double seconds, boolean compression, String apiKey, double rate, long seed, boolean zstd) {
+            this(host, port, children, metricsPerChild, dimensionsPerChart, seconds, compression, apiKey, rate, seed,
+                    zstd, false);
+        }
+
         /** Without ZSTD: LZ4 when {@code compression}. */
         public Options(String host, int port, int children, int metricsPerChild, int dimensionsPerChart,
                        double seconds, boolean compression, String apiKey, double rate, long seed) {
             this(host, port, children, metricsPerChild, dimensionsPerChart, seconds, compression, apiKey, rate, seed,
-                    false);
+                    false, false);
         }
 
         public Options {
@@ -76,20 +92,28 @@ public final class LoadGenerator {
      *
      * @param wireBytes the bytes the fleet wrote to its sockets (requests, definitions and data, after
      *                  compression): with {@code uncompressedBytes}, the cost of a compression on the wire
+     * @param form      the data form the accepted children wrote: {@link #TEXT}, {@link #INTERPOLATED}, or
+     *                  {@link #TEXT_FALLBACK} when INTERPOLATED was asked for and a parent did not grant it
+     *                  (then every child wrote text)
+     * @param capabilities the capabilities every accepted child negotiated (the AND of theirs; 0 when none was)
      */
     public record Result(long samplesSent, double seconds, double samplesPerSecond, long collections,
                          long uncompressedBytes, int childrenAccepted, List<String> refusals, List<String> errors,
-                         long wireBytes) {
+                         long wireBytes, String form, long capabilities) {
+        public static final String TEXT = "text";
+        public static final String INTERPOLATED = "interpolated";
+        public static final String TEXT_FALLBACK = "text (the parent did not grant INTERPOLATED and IEEE754)";
     }
 
     /** Counts what reaches the socket: the handler nearest to it. */
     private static final String WIRE_COUNT = "wire-count";
 
     /** Offered without REPLICATION and FUNCTIONS: the load is the live stream, not gap filling. */
-    static long offeredCapabilities(boolean compression, boolean zstd) {
+    static long offeredCapabilities(boolean compression, boolean zstd, boolean interpolated) {
         return Capabilities.VCAPS | Capabilities.HLABELS | Capabilities.CLAIM | Capabilities.CLABELS
                 | Capabilities.BINARY | (compression ? Capabilities.COMPRESSION : 0)
-                | (compression && zstd ? Capabilities.ZSTD : 0);
+                | (compression && zstd ? Capabilities.ZSTD : 0)
+                | (interpolated ? Capabilities.INTERPOLATED_IEEE754 : 0);
     }
 
     public Result run(Options o) throws InterruptedException {
@@ -99,6 +123,8 @@ public final class LoadGenerator {
         LongAdder bytes = new LongAdder();
         LongAdder wireBytes = new LongAdder();
         AtomicInteger accepted = new AtomicInteger();
+        AtomicInteger interpolating = new AtomicInteger();
+        AtomicLong negotiated = new AtomicLong(-1);
         List<String> refusals = Collections.synchronizedList(new ArrayList<>());
         List<String> errors = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch handshakes = new CountDownLatch(o.children());
@@ -113,6 +139,8 @@ public final class LoadGenerator {
             for (int i = 0; i < o.children(); i++) {
                 SyntheticChild child = new SyntheticChild(o, i, samples, collections, bytes, accepted, refusals,
                         errors, handshakes);
+                child.negotiated = negotiated;
+                child.interpolating = interpolating;
                 fleet.add(child);
                 b.clone().handler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -152,8 +180,14 @@ public final class LoadGenerator {
             endNanos = System.nanoTime();
             long sent = samples.sum() - s0;
             double secs = (endNanos - startNanos) / 1e9;
+            String form = interpolating.get() == 0
+                    ? (o.interpolated() && accepted.get() > 0 ? Result.TEXT_FALLBACK : Result.TEXT)
+                    : interpolating.get() == accepted.get() ? Result.INTERPOLATED
+                    : interpolating.get() + " of " + accepted.get() + " children interpolated, the others text "
+                    + "(not granted INTERPOLATED and IEEE754)";
+            long caps = accepted.get() == 0 ? 0 : negotiated.get();
             return new Result(sent, secs, sent / secs, collections.sum(), bytes.sum(), accepted.get(),
-                    List.copyOf(refusals), List.copyOf(errors), wireBytes.sum());
+                    List.copyOf(refusals), List.copyOf(errors), wireBytes.sum(), form, caps);
         } finally {
             Transports.stop(group).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
@@ -168,6 +202,9 @@ public final class LoadGenerator {
         final int charts;
         final byte[][] beginLine;
         final byte[][][] setPrefix;
+        /** For BEGIN2/SET2: the chart ids and dimension ids, UTF-8. */
+        final byte[][] chartId;
+        final byte[][] dimensionId;
         final long[] values;
         final boolean[] counter;
         final SplittableRandom rnd;
@@ -180,6 +217,12 @@ public final class LoadGenerator {
         final CountDownLatch handshakes;
         Channel channel;
         boolean handshakeDone;
+        AtomicLong negotiated;
+        AtomicInteger interpolating;
+        /** The parent granted INTERPOLATED and IEEE754: collections go as BEGIN2/SET2/END2. */
+        boolean interpolated;
+        /** The end time (seconds) of the next BEGIN2: the wall clock at the first, one second more each. */
+        long nextEndSeconds;
         volatile boolean stopped;
         long deadline;
         int inFlight;
@@ -194,12 +237,18 @@ public final class LoadGenerator {
             this.charts = (o.metricsPerChild() + dims - 1) / dims;
             this.beginLine = new byte[charts][];
             this.setPrefix = new byte[charts][][];
+            this.chartId = new byte[charts][];
+            this.dimensionId = new byte[dims][];
+            for (int d = 0; d < dims; d++) {
+                dimensionId[d] = ("d" + d).getBytes(StandardCharsets.UTF_8);
+            }
             int metrics = charts * dims;
             this.values = new long[metrics];
             this.counter = new boolean[metrics];
             this.rnd = new SplittableRandom(o.seed() * 1_000_003L + index);
             for (int c = 0; c < charts; c++) {
                 beginLine[c] = ("BEGIN \"load.chart" + c + "\" 1000000\n").getBytes(StandardCharsets.US_ASCII);
+                chartId[c] = ("load.chart" + c).getBytes(StandardCharsets.UTF_8);
                 setPrefix[c] = new byte[dims][];
                 for (int d = 0; d < dims; d++) {
                     setPrefix[c][d] = ("SET \"d" + d + "\" = ").getBytes(StandardCharsets.US_ASCII);
@@ -220,7 +269,7 @@ public final class LoadGenerator {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             channel = ctx.channel();
-            long caps = offeredCapabilities(o.compression(), o.zstd());
+            long caps = offeredCapabilities(o.compression(), o.zstd(), o.interpolated());
             byte[] req = StreamRequest.builder().key(o.apiKey()).hostname(hostname).registryHostname(hostname)
                     .machineGuid(guid.toString()).updateEvery(1).ver(caps).build().encode();
             ctx.writeAndFlush(ctx.alloc().buffer(req.length).writeBytes(req));
@@ -243,7 +292,16 @@ public final class LoadGenerator {
                     handshakes.countDown();
                     return;
                 }
-                ChannelHandler compressor = StreamSender.compressionEncoder(r.capabilities());
+                long granted = r.capabilities();
+                if (negotiated != null) {
+                    negotiated.accumulateAndGet(granted, (a, b) -> a & b);
+                }
+                interpolated = o.interpolated()
+                        && (granted & Capabilities.INTERPOLATED_IEEE754) == Capabilities.INTERPOLATED_IEEE754;
+                if (interpolated && interpolating != null) {
+                    interpolating.incrementAndGet();
+                }
+                ChannelHandler compressor = StreamSender.compressionEncoder(granted);
                 if (compressor != null) {
                     ctx.pipeline().addAfter(WIRE_COUNT, "compression", compressor);
                 }
@@ -342,26 +400,65 @@ public final class LoadGenerator {
 
         private ByteBuf lastBuffer;
 
+        /**
+         * Moves metric {@code m} to its next collected value (a gauge wanders by up to 100, a counter grows
+         * by less than 1000; the same sequence for the same seed, child and order of calls) and returns it.
+         */
+        long advance(int m) {
+            long v = values[m];
+            v = counter[m] ? v + rnd.nextLong(1000) : Math.max(0, v + rnd.nextLong(201) - 100);
+            values[m] = v;
+            return v;
+        }
+
         /** One collection of every chart in one buffer (one LZ4 run compresses it well); returns its samples. */
         private int writeCollection() {
             int dims = o.dimensionsPerChart();
-            ByteBuf out = channel.alloc().buffer(charts * (24 + dims * 28));
-            for (int c = 0; c < charts; c++) {
-                out.writeBytes(beginLine[c]);
-                for (int d = 0; d < dims; d++) {
-                    int m = c * dims + d;
-                    long v = values[m];
-                    v = counter[m] ? v + rnd.nextLong(1000) : Math.max(0, v + rnd.nextLong(201) - 100);
-                    values[m] = v;
-                    out.writeBytes(setPrefix[c][d]);
-                    writeDecimal(out, v);
-                    out.writeByte('\n');
+            ByteBuf out;
+            if (interpolated) {
+                out = channel.alloc().buffer(charts * (32 + dims * 24));
+                writeInterpolatedCollection(out);
+            } else {
+                out = channel.alloc().buffer(charts * (24 + dims * 28));
+                for (int c = 0; c < charts; c++) {
+                    out.writeBytes(beginLine[c]);
+                    for (int d = 0; d < dims; d++) {
+                        long v = advance(c * dims + d);
+                        out.writeBytes(setPrefix[c][d]);
+                        writeDecimal(out, v);
+                        out.writeByte('\n');
+                    }
+                    out.writeByte('E').writeByte('N').writeByte('D').writeByte('\n');
                 }
-                out.writeByte('E').writeByte('N').writeByte('D').writeByte('\n');
             }
             bytes.add(out.readableBytes());
             lastBuffer = out;
             return charts * dims;
+        }
+
+        /**
+         * One second of every chart as a 2.x child with INTERPOLATED and IEEE754 sends it: the slot ending
+         * one second after the previous one; a gauge's value is its collected value ({@code #}), a
+         * counter's is its increase over that second, its rate as the parent would compute it from
+         * {@code SET} (an incremental dimension, multiplier and divisor 1, collections one second apart).
+         */
+        private void writeInterpolatedCollection(ByteBuf out) {
+            int dims = o.dimensionsPerChart();
+            if (nextEndSeconds == 0) {
+                nextEndSeconds = Clocks.wallMillis() / 1000;
+            }
+            long end = nextEndSeconds++;
+            for (int c = 0; c < charts; c++) {
+                SenderWireFormat.begin2(out, chartId[c], 1, end, end, true);
+                for (int d = 0; d < dims; d++) {
+                    int m = c * dims + d;
+                    long previous = values[m];
+                    long v = advance(m);
+                    double stored = counter[m] ? (double) (v - previous) : (double) v;
+                    SenderWireFormat.set2(out, dimensionId[d], v, stored, StorageNumber.SN_FLAG_NOT_ANOMALOUS, true);
+                }
+                SenderWireFormat.end2(out);
+            }
         }
 
         static void writeDecimal(ByteBuf out, long v) {

@@ -2,6 +2,7 @@ package io.strata.streaming.load;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
+import io.strata.engine.page.StorageNumber;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
@@ -29,9 +30,12 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,6 +45,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The load generator against a parent in the same JVM, through a byte-counting TCP relay: every
  * synthetic child is accepted, and once the connections are closed the parent has collected exactly
  * the samples the children sent, with and without LZ4; a wrong API key is refused as Netdata does.
+ * In the interpolated form (BEGIN2/SET2/END2) against a parent that grants INTERPOLATED and
+ * IEEE754, the parent stores every value the children meant, second by second; against one that
+ * does not, the fleet falls back to text and says so.
  */
 class LoadGeneratorTest {
 
@@ -58,11 +65,19 @@ class LoadGeneratorTest {
     ReceiverRegistry registry;
     Relay relay;
 
+    /** What a Strata parent offers a 2.x child: 1.37.1's set, the 2.x data forms, ZSTD. */
+    static final long PARENT_2X = Capabilities.NETDATA_1_37_1 | Capabilities.INTERPOLATED_IEEE754
+            | Capabilities.ZSTD;
+
     @BeforeEach
     void start() throws Exception {
+        startParent(Capabilities.NETDATA_1_37_1);
+    }
+
+    void startParent(long parentCapabilities) throws Exception {
         engine = StorageEngine.open(EngineConfig.defaults(dir.resolve("db")));
         StreamConfig conf = StreamConfig.from(IniFile.parse("[" + KEY + "]\n\tenabled = yes\n", "stream.conf"));
-        StreamAuthorizer auth = new StreamAuthorizer(conf, true, Capabilities.NETDATA_1_37_1,
+        StreamAuthorizer auth = new StreamAuthorizer(conf, true, parentCapabilities,
                 UUID.randomUUID().toString(), 0);
         stats = new ReceiverStats();
         registry = new ReceiverRegistry();
@@ -126,6 +141,94 @@ class LoadGeneratorTest {
             assertTrue(onTheWire >= result.uncompressedBytes() * 9 / 10,
                     onTheWire + " bytes on the wire for " + result.uncompressedBytes() + " of text");
         }
+    }
+
+    @ParameterizedTest(name = "zstd {0}")
+    @ValueSource(booleans = {true, false})
+    void theInterpolatedFormStoresEveryValueTheChildrenMeant(boolean zstd) throws Exception {
+        stop();
+        startParent(PARENT_2X);
+        LoadGenerator.Options o = new LoadGenerator.Options("127.0.0.1", relay.port(), CHILDREN, METRICS,
+                DIMENSIONS_PER_CHART, 2.0, zstd, KEY, 50, SEED, zstd, true);
+        LoadGenerator.Result result = new LoadGenerator().run(o);
+
+        assertEquals(CHILDREN, result.childrenAccepted(), "refusals: " + result.refusals());
+        assertEquals(List.of(), result.errors());
+        assertEquals(LoadGenerator.Result.INTERPOLATED, result.form());
+        assertEquals(Capabilities.INTERPOLATED_IEEE754, result.capabilities() & Capabilities.INTERPOLATED_IEEE754,
+                Capabilities.names(result.capabilities()));
+        assertEquals(zstd ? Capabilities.ZSTD : 0, result.capabilities() & Capabilities.COMPRESSIONS,
+                Capabilities.names(result.capabilities()));
+        assertTrue(result.samplesSent() > 0, "sent " + result.samplesSent());
+        assertEquals(result.samplesSent(), collectedOnceTheStreamsAreClosed(), "samples collected by the parent");
+        assertEquals(0, stats.protocolErrors.sum());
+
+        // every metric: one stored point a second, one per collection its child sent, each the value the
+        // generator meant (a gauge its collected value, a counter its increase over the second)
+        MetadataStore meta = engine.metadata();
+        long stored = 0;
+        for (int i = 0; i < CHILDREN; i++) {
+            UUID guid = UUID.nameUUIDFromBytes(("strata-load-" + SEED + "-" + i).getBytes(StandardCharsets.UTF_8));
+            LoadGenerator.SyntheticChild meant = new LoadGenerator.SyntheticChild(o, i, new LongAdder(),
+                    new LongAdder(), new LongAdder(), new AtomicInteger(), new ArrayList<>(), new ArrayList<>(),
+                    new CountDownLatch(0));
+            int charts = METRICS / DIMENSIONS_PER_CHART;
+            List<List<long[]>> points = new ArrayList<>();
+            for (int c = 0; c < charts; c++) {
+                int chart = meta.chartId(guid, "load.chart" + c);
+                assertTrue(chart >= 0, "child " + i + " chart " + c + " unknown to the parent");
+                for (int d = 0; d < DIMENSIONS_PER_CHART; d++) {
+                    int metric = metricOf(meta, chart, "d" + d);
+                    List<long[]> p = new ArrayList<>();
+                    engine.queryTier0(metric, 0, System.currentTimeMillis() / 1000 + 86_400,
+                            (time, sn) -> p.add(new long[] {time, Double.doubleToLongBits(StorageNumber.unpack(sn))}));
+                    points.add(p);
+                }
+            }
+            int collections = points.get(0).size();
+            assertTrue(collections > 0, "child " + i + " stored nothing");
+            for (int m = 0; m < METRICS; m++) {
+                List<long[]> p = points.get(m);
+                assertEquals(collections, p.size(), "points of child " + i + " metric " + m);
+                for (int k = 0; k < collections; k++) {
+                    assertEquals(p.get(0)[0] + k, p.get(k)[0], "second of child " + i + " metric " + m + " point " + k);
+                }
+            }
+            for (int k = 0; k < collections; k++) {
+                for (int m = 0; m < METRICS; m++) {
+                    long previous = meant.values[m];
+                    long v = meant.advance(m);
+                    double expected = meant.counter[m] ? v - previous : v;
+                    double actual = Double.longBitsToDouble(points.get(m).get(k)[1]);
+                    assertEquals(expected, actual, Math.abs(expected) * 1e-6,
+                            "child " + i + " metric " + m + " collection " + k);
+                }
+            }
+            stored += (long) collections * METRICS;
+        }
+        assertEquals(result.samplesSent(), stored, "stored points, one per sample sent");
+    }
+
+    @Test
+    void theInterpolatedFormFallsBackToTextWhereTheParentDoesNotGrantIt() throws Exception {
+        LoadGenerator.Result result = new LoadGenerator().run(new LoadGenerator.Options("127.0.0.1", relay.port(),
+                CHILDREN, METRICS, DIMENSIONS_PER_CHART, 1.0, true, KEY, 50, SEED, false, true));
+
+        assertEquals(CHILDREN, result.childrenAccepted(), "refusals: " + result.refusals());
+        assertEquals(List.of(), result.errors());
+        assertEquals(LoadGenerator.Result.TEXT_FALLBACK, result.form());
+        assertEquals(0, result.capabilities() & Capabilities.INTERPOLATED_IEEE754);
+        assertEquals(result.samplesSent(), collectedOnceTheStreamsAreClosed(), "samples collected by the parent");
+        assertEquals(0, stats.protocolErrors.sum());
+    }
+
+    static int metricOf(MetadataStore meta, int chart, String dimensionId) {
+        for (int metric : meta.metrics(chart)) {
+            if (meta.dimension(metric).id().equals(dimensionId)) {
+                return metric;
+            }
+        }
+        throw new AssertionError("no dimension " + dimensionId + " in chart " + meta.chart(chart).id());
     }
 
     @Test
