@@ -198,6 +198,9 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
             LOG.warn("STREAM {}: REPLAY_CHART for unknown chart '{}'", charts.host().hostname(), id);
             return;
         }
+        if (!s.isOpen()) {
+            return; // the requests queued behind a closed connection: the next one asks again
+        }
         if (!ParentCommandDispatcher.holdBackWhileHalfFull(s)) {
             return;
         }
@@ -234,7 +237,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
                     out.release();
                     continue;
                 }
-                if (s.write(out) && streams) {
+                if (s.writeAnswer(out) && streams) {
                     streamingStarts(chartId, seen);
                 }
             }

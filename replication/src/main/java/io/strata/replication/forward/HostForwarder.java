@@ -307,7 +307,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
                     return Boolean.FALSE; // a collection landed while the engine was read: read again
                 }
                 flushPending();
-                s.write(out);
+                s.writeAnswer(out);
                 if (streams) {
                     streaming.set(chartId);
                 }

@@ -121,6 +121,23 @@ class LocalHostStreamerTest {
     }
 
     @Test
+    void anAnswerLargerThanTheWholeSendBufferIsSentAlone() {
+        // a wide chart over a replication step can answer more bytes than a small buffer holds; refused,
+        // it would be computed and refused again on every connection, and the gap never filled
+        SenderSession small = SenderSession.over("child", channel, Destination.parse("127.0.0.1:19999", 19999),
+                LocalHostStreamer.CHILD_CAPABILITIES, 256);
+        streamer.onConnected(small, FROM_1_37_1);
+        written();
+        byte[] b = ("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 10) + " " + NOW).getBytes(StandardCharsets.US_ASCII);
+        streamer.onParentCommand(small, b, b.length);
+        String answer = written();
+        assertTrue(answer.length() > 256, "the answer is larger than the buffer: " + answer.length() + " bytes");
+        assertTrue(answer.endsWith(" true " + (NOW - 10) + " " + NOW + " " + NOW + "\n"), answer);
+        assertTrue(small.isOpen(), "closed: " + small.closeReason());
+        assertEquals(1, streamer.chartsStreaming());
+    }
+
+    @Test
     void aNetdata2ParentGetsTheReplayAnswerAndLiveDataInTheInterpolatedForms() {
         streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
         written();

@@ -22,6 +22,14 @@ import org.slf4j.LoggerFactory;
  * counts the bytes of committed blocks not yet written to the socket. A block that does not fit
  * is dropped and the connection is closed; the sender reconnects and everything is sent again
  * (§8). {@link #halfFull()} tells replication to hold back, as Netdata does above 50 %.
+ *
+ * <p>Replication answers ({@link #writeAnswer}) are counted apart from the live stream: one answer
+ * for a wide chart over a replication step can be larger than a small buffer, and an answer that
+ * could never fit would be computed, refused and asked for again on every connection, for ever.
+ * Live blocks fit in the buffer beside whatever answers are pending, and answers fit in a buffer of
+ * the same size of their own, or go alone when a single one is larger. A connection therefore
+ * holds at most {@code buffer size bytes} of live data plus the larger of {@code buffer size
+ * bytes} and one answer.
  */
 public final class SenderSession {
 
@@ -41,6 +49,8 @@ public final class SenderSession {
     private final long capabilities;
     private final long bufferSizeBytes;
     private final AtomicLong pending = new AtomicLong();
+    /** The part of {@link #pending} that is replication answers. */
+    private final AtomicLong answersPending = new AtomicLong();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean disconnectQueued = new AtomicBoolean();
@@ -82,6 +92,21 @@ public final class SenderSession {
      *         the send buffer (which closes the session)
      */
     public boolean write(ByteBuf block) {
+        return commit(block, false);
+    }
+
+    /**
+     * Commits a replication answer (see the class comment for how it is counted); takes ownership
+     * of {@code block}.
+     *
+     * @return false when the answer was not queued: the session is closed, or answers already
+     *         pending leave no room for it (which closes the session)
+     */
+    public boolean writeAnswer(ByteBuf block) {
+        return commit(block, true);
+    }
+
+    private boolean commit(ByteBuf block, boolean answer) {
         int size = block.readableBytes();
         if (closed.get()) {
             block.release();
@@ -91,13 +116,21 @@ public final class SenderSession {
             block.release();
             return true;
         }
+        long answersBefore = answer ? answersPending.getAndAdd(size) : answersPending.get();
         long before = pending.getAndAdd(size);
-        if (before + size > bufferSizeBytes) {
+        boolean fits = answer
+                ? answersBefore == 0 || answersBefore + size <= bufferSizeBytes
+                : before - answersBefore + size <= bufferSizeBytes;
+        if (!fits) {
             pending.addAndGet(-size);
+            if (answer) {
+                answersPending.addAndGet(-size);
+            }
             block.release();
-            log.error("STREAM {} [send to {}]: buffer full ({} of {} bytes pending) for a block of {} bytes, after"
+            log.error("STREAM {} [send to {}]: buffer full ({} of {} bytes pending) for a{} block of {} bytes, after"
                             + " sending {} bytes on this connection; restarting the connection",
-                    hostName, destination, before, bufferSizeBytes, size, sent.get());
+                    hostName, destination, before, bufferSizeBytes, answer ? " replication answer" : "", size,
+                    sent.get());
             close("send buffer overflow (" + bufferSizeBytes + " bytes)");
             return false;
         }
@@ -106,6 +139,9 @@ public final class SenderSession {
         }
         channel.writeAndFlush(block).addListener(f -> {
             pending.addAndGet(-size);
+            if (answer) {
+                answersPending.addAndGet(-size);
+            }
             lastProgressNanos = System.nanoTime();
             if (f.isSuccess()) {
                 sent.addAndGet(size);

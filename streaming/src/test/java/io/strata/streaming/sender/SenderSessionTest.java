@@ -69,6 +69,40 @@ class SenderSessionTest {
     }
 
     @Test
+    void replicationAnswersAreCountedApartFromTheLiveStream() {
+        HeldWrites held = new HeldWrites();
+        EmbeddedChannel ch = new EmbeddedChannel(held);
+        SenderSession s = session(ch, 1000);
+        assertTrue(s.writeAnswer(Unpooled.wrappedBuffer(new byte[1500])), "a single answer larger than the buffer");
+        assertTrue(s.write(Unpooled.wrappedBuffer(new byte[900])), "live data beside a pending answer");
+        assertTrue(s.isOpen());
+        assertEquals(2400, s.pendingBytes());
+        assertTrue(s.halfFull(), "replication holds back while answers are pending");
+        ByteBuf second = Unpooled.wrappedBuffer(new byte[10]);
+        assertFalse(s.writeAnswer(second), "a second answer beyond the buffer of answers");
+        assertEquals(0, second.refCnt());
+        assertFalse(s.isOpen());
+        held.completeAll();
+        assertEquals(0, s.pendingBytes());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void liveDataStillOverflowsItsOwnBufferWhileAnAnswerIsPending() {
+        HeldWrites held = new HeldWrites();
+        EmbeddedChannel ch = new EmbeddedChannel(held);
+        SenderSession s = session(ch, 1000);
+        assertTrue(s.writeAnswer(Unpooled.wrappedBuffer(new byte[400])));
+        assertTrue(s.writeAnswer(Unpooled.wrappedBuffer(new byte[600])), "answers fit a buffer of their own");
+        assertTrue(s.write(Unpooled.wrappedBuffer(new byte[1000])));
+        assertFalse(s.write(Unpooled.wrappedBuffer(new byte[1])), "the live stream's bound holds");
+        assertFalse(s.isOpen());
+        held.completeAll();
+        assertEquals(0, s.pendingBytes());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void aBlockThatDoesNotFitClosesTheSessionAndIsReleased() {
         HeldWrites held = new HeldWrites();
         EmbeddedChannel ch = new EmbeddedChannel(held);
