@@ -123,6 +123,7 @@ class AllMetricsTest {
 
     @Test
     void prometheusNamesLabelsAndValues() throws Exception {
+        parent.clock.set(RecordedParent.LAST + 1);
         HttpResponse<String> r = server.get("/api/v1/allmetrics?format=prometheus&server=test1");
         assertEquals(200, r.statusCode());
         assertEquals(Vectors.headers("allmetrics-prometheus").get("content-type"),
@@ -134,10 +135,21 @@ class AllMetricsTest {
                 "netdata_system_idlejitter_microseconds_lost_persec_average", "chart=\"system.load\""}) {
             assertEquals(series(recorded, part), series(ours, part), part);
         }
-        // a first scrape averages over one collection: the newest value
+        // a first scrape averages over the exporter's 10 s before now, both ends two seconds back and
+        // the end one more: LAST − 11 .. LAST − 2, stamped LAST − 2
         String user = ours.stream().filter(l -> l.contains("system.cpu") && l.contains("dimension=\"user\""))
                 .findFirst().orElseThrow();
-        assertTrue(user.endsWith(" 57.9487200 1795263113000"), user);
+        GoldenAssert.close(Math.round(userAverage(RecordedParent.LAST - 11, RecordedParent.LAST - 2) * 1e7) / 1e7,
+                Double.parseDouble(user.split(" ")[1]), "first scrape's average of user");
+        assertTrue(user.endsWith(" " + (RecordedParent.LAST - 2) * 1000), user);
+    }
+
+    private static double userAverage(long from, long to) {
+        double sum = 0;
+        for (long t = from; t <= to; t++) {
+            sum += parent.cpu.get(t)[5];
+        }
+        return sum / (to - from + 1);
     }
 
     @Test
@@ -146,11 +158,8 @@ class AllMetricsTest {
         server.get("/api/v1/allmetrics?format=prometheus&server=averaging&filter=system.cpu");
         parent.clock.set(RecordedParent.LAST + 1);
         String body = server.get("/api/v1/allmetrics?format=prometheus&server=averaging&filter=system.cpu").body();
-        double expected = 0;
-        for (long t = RecordedParent.LAST - 9; t <= RecordedParent.LAST; t++) {
-            expected += parent.cpu.get(t)[5];
-        }
-        expected /= 10;
+        // the 10 s since the last scrape, both ends moved two seconds back and the end one more
+        double expected = userAverage(RecordedParent.LAST - 11, RecordedParent.LAST - 2);
         String user = samples(body).stream().filter(l -> l.contains("dimension=\"user\"")).findFirst().orElseThrow();
         double value = Double.parseDouble(user.split(" ")[1]);
         GoldenAssert.close(Math.round(expected * 1e7) / 1e7, value, "10-second average of user");
@@ -166,6 +175,32 @@ class AllMetricsTest {
                 + "&timestamps=no").body();
         assertTrue(raw.contains("netdata_system_cpu_percentage{chart=\"system.cpu\",family=\"cpu\",dimension=\"user\"} "
                 + "57.9487200\n"), raw);
+    }
+
+    /**
+     * The recorded parent's {@code help=yes&types=yes} answer line for line (its {@code netdata_info}
+     * line aside: labels and the moment): the header's time range and {@code FIRST SEEN}, the
+     * loopback client named {@code localhost}, each metric's {@code dt <after> to <before> inclusive}
+     * and the value and timestamp of Netdata's exporting window (from the last scrape, both ends
+     * two intervals back, the end one more: here the point at LAST − 2).
+     */
+    @Test
+    void prometheusHelpWindowAndValuesAsRecorded() throws Exception {
+        parent.clock.set(RecordedParent.LAST + 1);
+        String first = server.get(Vectors.path("allmetrics-prometheus-filter") + "&server=first").body();
+        assertTrue(first.startsWith("# COMMENT netdata \"ndq-parent\" to FIRST SEEN prometheus \"first\", source "
+                + "\"average\", last seen 0 never, time range " + (RecordedParent.LAST + 1 - 10) + " to "
+                + (RecordedParent.LAST + 1) + "\n\n"), first);
+        // the loopback client's scrapes (the first one may have been made by another test)
+        server.get(Vectors.path("allmetrics-prometheus-filter"));
+        String again = server.get(Vectors.path("allmetrics-prometheus-filter")).body();
+        List<String> ours = new ArrayList<>(List.of(again.split("\n", -1)));
+        List<String> recorded = new ArrayList<>(List.of(Vectors.body("allmetrics-prometheus-filter").split("\n", -1)));
+        // idle is not in the recorded answers RecordedParent is built from: its value there is made up
+        // (100 minus the rest), so its sample line is left out with netdata_info's
+        ours.removeIf(l -> l.startsWith("netdata_info{") || l.contains("dimension=\"idle\"}"));
+        recorded.removeIf(l -> l.startsWith("netdata_info{") || l.contains("dimension=\"idle\"}"));
+        assertEquals(String.join("\n", recorded), String.join("\n", ours));
     }
 
     @Test

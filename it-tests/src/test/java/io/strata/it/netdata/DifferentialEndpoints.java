@@ -72,11 +72,15 @@ final class DifferentialEndpoints {
      *
      * @param chartsDiffer the two parents list different charts (a documented cause for weights listing)
      * @param obsolete     the prefix of that documented cause
+     * @param otherOrder   the prefix of the documented definition-order cause when the two parents list
+     *                     their charts or contexts in another order, else null: weights list contexts,
+     *                     charts and dimensions in that order, so an answer differing only in it is put
+     *                     down to it
      */
     int compare(String nd, String st, List<DataQueryGenerator.Chart> charts, boolean chartsDiffer, String obsolete,
-                Recorder recorder) throws IOException {
+                String otherOrder, Recorder recorder) throws IOException {
         int n = badges(nd, st, charts, recorder);
-        n += weights(nd, st, chartsDiffer, obsolete, recorder);
+        n += weights(nd, st, chartsDiffer, obsolete, otherOrder, recorder);
         return n;
     }
 
@@ -178,8 +182,8 @@ final class DifferentialEndpoints {
 
     // ---- weights ----------------------------------------------------------------------------------
 
-    private int weights(String nd, String st, boolean chartsDiffer, String obsolete, Recorder recorder)
-            throws IOException {
+    private int weights(String nd, String st, boolean chartsDiffer, String obsolete, String otherOrder,
+                        Recorder recorder) throws IOException {
         long settled = System.currentTimeMillis() / 1000 - 15;
         // a 30 s highlight after a 120 s baseline (4 times: 2 shifts), inside the history the run waited for
         String windows = "after=" + (settled - 30) + "&before=" + settled + "&baseline_after=" + (settled - 150)
@@ -219,7 +223,9 @@ final class DifferentialEndpoints {
             if (d != null) {
                 boolean listing = d.kind().startsWith("only") || d.kind().contains("total_dimensions_count")
                         || d.kind().contains("dimensions count");
-                recorder.record((chartsDiffer && listing ? obsolete : "") + kind + " " + d.kind(), host + q, d, a, b);
+                boolean orderOnly = d.kind().equals("order of charts");
+                recorder.record((chartsDiffer && listing ? obsolete : orderOnly && otherOrder != null ? otherOrder : "")
+                        + kind + " " + d.kind(), host + q, d, a, b);
             }
         }
         return n;

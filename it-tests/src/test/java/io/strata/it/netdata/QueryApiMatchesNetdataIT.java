@@ -60,6 +60,11 @@ class QueryApiMatchesNetdataIT {
     static final String DEFINITION_ORDER = "forwarded definition order: ";
     static final String JSON_STRING = "jsonwrap text as a valid JSON string: ";
     /**
+     * Answers read from tier 1 or 2 ({@code tier=N}) whose tier-0 twin (the same query with
+     * {@code tier=0}) the two parents answer alike: the difference lies in what a tier point holds.
+     */
+    static final String TIER_POINTS = "tier points hold the next interval: ";
+    /**
      * Charts the Strata parent holds from later than the Netdata parent could forward (its first
      * entry when the Strata parent connected, plus the point it never forwards): open, listed in
      * docs/query-api.md with the charts of each run, counted apart so that the runs show them.
@@ -91,6 +96,10 @@ class QueryApiMatchesNetdataIT {
                     + " by Strata (the metadata store keeps no chart obsolete flag)",
             DifferentialEndpoints.KS2_DISTINCT, "spread ks2 weights count distinct scores exactly; raw scores agree to"
                     + " the printed 7 decimals, tail p-values may be one double in Netdata and two here",
+            TIER_POINTS, "Netdata 1.37.1 closes a tier point at T when a tier-0 point starting after T arrives"
+                    + " (store_metric_at_tier, database/rrdset.c), so its point at T aggregates the tier-0 points ending"
+                    + " in (T - step + update_every, T + update_every]; Strata's engine aggregates (T - step, T]:"
+                    + " checked per answer, the same query of tier 0 answers alike",
             DEFINITION_ORDER, "the same charts in another order: a Netdata parent sends a chart's definition at its"
                     + " first collection after connecting, so the Strata parent defines them in another order than"
                     + " the Netdata parent did (each lists charts in the order defined to it)",
@@ -191,55 +200,23 @@ class QueryApiMatchesNetdataIT {
                     firstEntries);
             // badge.svg, weights, metric_correlations (their own comparison: DifferentialEndpoints)
             metadataCompared += new DifferentialEndpoints(seed, CHILD).compare(nd, st, charts, chartsDiffer, OBSOLETE,
+                    definedInOtherOrder ? DEFINITION_ORDER : null,
                     (kind, q, d, a, b) -> record(kinds, example, report, kind, q, d, a, b));
             DataQueryGenerator gen = new DataQueryGenerator(seed, charts, CHILD, guid);
             // first_entry is compared with every chart (retention start, above); here it would hide the data
             Set<String> dataIgnored = new java.util.HashSet<>(MOMENT_KEYS);
             dataIgnored.add("first_entry");
             AnswerDiff diff = new AnswerDiff(dataIgnored);
-            int compared = 0;
-            int retried = 0;
+            java.util.concurrent.atomic.AtomicInteger retries = new java.util.concurrent.atomic.AtomicInteger();
             for (int i = 0; i < queries; i++) {
-                long settled = System.currentTimeMillis() / 1000 - 5;
-                String q = gen.next(settled);
-                AnswerDiff.Difference d = null;
-                AnswerDiff.Answer a = null;
-                AnswerDiff.Answer b = null;
-                for (int attempt = 0; attempt < 3; attempt++) {
-                    try {
-                        a = get(nd + q);
-                    } catch (IOException e) {
-                        fail("the Netdata parent " + (parent.isAlive() ? "did not answer" : "died") + " at query " + i
-                                + ": " + q + ": " + e + "\n" + tail(parent.errorLog()));
-                    }
-                    try {
-                        b = get(st + q);
-                    } catch (IOException e) {
-                        fail("the Strata parent did not answer query " + i + ": " + q + ": " + e);
-                    }
-                    d = diff.compare(a, b);
-                    // a relative before is "now" of each parent: equal only within one wall-clock second
-                    // (each parent reads its own clock: asked again even when ours did not tick)
-                    if (d == null || !q.contains("before=-")) {
-                        break;
-                    }
-                    retried++;
-                }
-                compared++;
-                if (d != null && q.contains("jsonwrap") && a.body().indexOf('\t') >= 0
-                        && diff.compare(new AnswerDiff.Answer(a.status(), a.contentType(),
-                                a.body().replace("\t", "\\t")), b) == null) {
-                    record(kinds, example, report, JSON_STRING + "data " + d.kind(), q, d, a, b);
-                    continue;
-                }
-                if (d != null) {
-                    String kind = cause(q, "data " + d.kind(), charts);
-                    if (documented(kind) == null && !dashboardSubset(q)) {
-                        kind = OPEN + kind;
-                    }
-                    record(kinds, example, report, kind, q, d, a, b);
+                String q = gen.next(System.currentTimeMillis() / 1000 - 5);
+                Outcome o = query(parent, nd, st, q, i, diff, charts, retries);
+                if (o != null) {
+                    record(kinds, example, report, o.kind(), o.q(), o.d(), o.a(), o.b());
                 }
             }
+            int compared = queries;
+            int retried = retries.get();
             String summary = summary(seed, compared, metadataCompared, retried, kinds, example)
                     + (startNotExplained.isEmpty() ? "" : "charts held from later than forwarded ("
                     + startNotExplained.size() + "): " + startNotExplained + "\n  of which the Netdata parent answered"
@@ -271,6 +248,72 @@ class QueryApiMatchesNetdataIT {
                         + " by no documented cause (more than 1 %): " + unexplained + "\n" + summary);
             }
         }
+    }
+
+    /** A data query's difference, with the cause it is put down to. */
+    private record Outcome(String kind, String q, AnswerDiff.Difference d, AnswerDiff.Answer a, AnswerDiff.Answer b) {
+    }
+
+    /** Asks both parents {@code q}; null when they answer alike. */
+    private Outcome query(RealNetdata parent, String nd, String st, String q, int i, AnswerDiff diff,
+                          List<DataQueryGenerator.Chart> charts, java.util.concurrent.atomic.AtomicInteger retries)
+            throws IOException {
+        AnswerDiff.Difference d = null;
+        AnswerDiff.Answer a = null;
+        AnswerDiff.Answer b = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                a = get(nd + q);
+            } catch (IOException e) {
+                fail("the Netdata parent " + (parent.isAlive() ? "did not answer" : "died") + " at query " + i
+                        + ": " + q + ": " + e + "\n" + tail(parent.errorLog()));
+            }
+            try {
+                b = get(st + q);
+            } catch (IOException e) {
+                fail("the Strata parent did not answer query " + i + ": " + q + ": " + e);
+            }
+            d = diff.compare(a, b);
+            // a relative before is "now" of each parent: equal only within one wall-clock second
+            // (each parent reads its own clock: asked again even when ours did not tick)
+            if (d == null || !q.contains("before=-")) {
+                break;
+            }
+            retries.incrementAndGet();
+        }
+        if (d == null) {
+            return null;
+        }
+        if (q.contains("jsonwrap") && a.body().indexOf('\t') >= 0
+                && diff.compare(new AnswerDiff.Answer(a.status(), a.contentType(), a.body().replace("\t", "\\t")), b)
+                == null) {
+            return new Outcome(JSON_STRING + "data " + d.kind(), q, d, a, b);
+        }
+        String kind = cause(q, "data " + d.kind(), charts);
+        if (documented(kind) == null && parseLong(params(q).get("tier"), 0) > 0 && sameOnTierZero(nd, st, q, diff)) {
+            kind = TIER_POINTS + kind;
+        }
+        if (documented(kind) == null && !dashboardSubset(q)) {
+            kind = OPEN + kind;
+        }
+        return new Outcome(kind, q, d, a, b);
+    }
+
+    /**
+     * True when both parents answer {@code q} asked of tier 0 alike (asked again across a wall-clock
+     * second for a relative {@code before}, as the query itself).
+     */
+    private boolean sameOnTierZero(String nd, String st, String q, AnswerDiff diff) throws IOException {
+        String tierZero = q.replaceAll("([?&])tier=[0-9]+", "$1tier=0");
+        for (int attempt = 0; attempt < 3; attempt++) {
+            if (diff.compare(get(nd + tierZero), get(st + tierZero)) == null) {
+                return true;
+            }
+            if (!q.contains("before=-")) {
+                return false;
+            }
+        }
+        return false;
     }
 
     /** The Strata receiver's replication lines of the child's charts {@code ids} (their requests and answers). */
@@ -380,6 +423,8 @@ class QueryApiMatchesNetdataIT {
         return true;
     }
 
+    /** True when the two parents list the same charts or contexts in another order (definition order). */
+    private boolean definedInOtherOrder;
     /** True when the two parents list different charts of the child (checked when metadata is compared). */
     private boolean chartsDiffer;
     /** The charts only one of the two parents lists (charts coming and going). */
@@ -633,6 +678,7 @@ class QueryApiMatchesNetdataIT {
         AnswerDiff.Answer pa = pick(ca, "charts_count", "dimensions_count", "update_every", "charts");
         AnswerDiff.Answer pb = pick(cb, "charts_count", "dimensions_count", "update_every", "charts");
         AnswerDiff.Answer inOrder = reorderedAs(pa, pb, "charts");
+        definedInOtherOrder |= inOrder != null;
         AnswerDiff.Difference d = diff.compare(pa, inOrder != null ? inOrder : pb);
         if (d != null) {
             record(kinds, example, report, metadataCause("charts " + d.kind(), h + "charts"), h + "charts", d, ca, cb);
@@ -705,6 +751,8 @@ class QueryApiMatchesNetdataIT {
         AnswerDiff.Answer b = get(st + q);
         // the contexts in another order (charts defined in another order): compared in Netdata's order
         AnswerDiff.Answer inOrder = what.startsWith("contexts") ? reorderedAs(a, b, "contexts") : null;
+        // the same contexts in another order, whatever else differs (a later first_time_t, say)
+        definedInOtherOrder |= inOrder != null;
         AnswerDiff.Difference d = diff.compare(a, inOrder != null ? inOrder : b);
         if (d != null) {
             record(kinds, example, report, metadataCause(what + " " + d.kind(), q), q, d, a, b);

@@ -24,14 +24,18 @@ import java.util.Map;
  *
  * <p>Values: {@code shell} and {@code json} print each dimension's newest stored value.
  * Prometheus' default {@code source=average} is the average over the time since the same
- * server's previous scrape ({@code server=}, else the client address), at least one collection
- * interval, at most an hour; {@code source=sum} the sum over it; {@code source=as-collected} the
- * newest stored value (Strata keeps the stored value, not the raw counter Netdata would print).
+ * server's previous scrape ({@code server=}, else the client address, {@code localhost} for a
+ * loopback one), in the window Netdata 1.37.1's exporting engine reads
+ * ({@code exporting_calculate_value_from_stored_data}): from the previous scrape (a first one: ten
+ * seconds back, the exporter's default {@code update every}) to now, both moved two collection
+ * intervals back and aligned to the interval, the end one more interval back, clamped to what is
+ * stored; {@code source=sum} the sum over it; {@code source=as-collected} the newest stored value
+ * (Strata keeps the stored value, not the raw counter Netdata would print).
  */
 public final class AllMetricsApi {
 
-    /** Longest averaging window of a Prometheus scrape. */
-    static final long MAX_WINDOW_SECONDS = 3600;
+    /** The Prometheus exporter's {@code update every} (Netdata's {@code EXPORTING_UPDATE_EVERY_DEFAULT}). */
+    static final long EXPORTER_UPDATE_EVERY = 10;
 
     private AllMetricsApi() {
     }
@@ -212,9 +216,11 @@ public final class AllMetricsApi {
         boolean timestamps = yes(q.get("timestamps"), true);
         boolean names = yes(q.get("names"), true);
         String prefix = q.get("prefix") != null ? q.get("prefix") : "netdata";
-        String server = q.get("server") != null ? q.get("server") : req.client();
+        String server = q.get("server") != null ? q.get("server") : netdataClientName(req.client());
         long now = req.context().nowSeconds();
-        long previous = req.services().scraped(server + (allHosts ? "/all" : "/" + req.host().guid()), now);
+        // Netdata remembers the last access per server and per host asked (the URL's host, for all hosts too)
+        long previous = req.services().scraped(server + "/" + req.host().guid(), now);
+        long after = previous == 0 || previous > now ? now - EXPORTER_UPDATE_EVERY : previous;
         StorageEngine engine = req.context().engine();
         String suffix = switch (source) {
             case AVERAGE -> "_average";
@@ -228,12 +234,18 @@ public final class AllMetricsApi {
         Latest latest = new Latest();
         WindowSum window = new WindowSum();
         long nowMs = req.context().clock().millis();
+        if (help) {
+            // prometheus_preparation: once, naming the host of the URL
+            o.a("# COMMENT netdata \"").utf8(req.host().hostname()).a("\" to ").a(previous == 0 ? "FIRST SEEN " : "")
+                    .a("prometheus \"").utf8(server).a("\", source \"").a(switch (source) {
+                        case AVERAGE -> "average";
+                        case SUM -> "sum";
+                        case AS_COLLECTED -> "as collected";
+                    }).a("\", last seen ").integer(previous == 0 ? 0 : now - after)
+                    .a(previous == 0 ? " never" : " seconds ago").a(", time range ").integer(after).a(" to ")
+                    .integer(now).a("\n\n");
+        }
         for (HostView host : hosts) {
-            if (help) {
-                o.a("# COMMENT netdata ").jsonString(host.hostname()).a(" to prometheus ").jsonString(server)
-                        .a(", source ").jsonString(source.name().toLowerCase(Locale.ROOT).replace('_', '-'))
-                        .a(", last seen ").integer(previous == 0 ? 0 : now - previous).a(" seconds ago\n\n");
-            }
             sanitize(o, prefix);
             o.a("_info{instance=").jsonString(labelValue(host.hostname()))
                     .a(",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
@@ -271,17 +283,18 @@ public final class AllMetricsApi {
                         value = latest.value;
                         time = latest.time;
                     } else {
-                        long last = engine.registry().lastTime(m, 0);
                         long ue = Math.max(1, c.info().updateEvery());
-                        long span = previous == 0 ? ue : Math.max(ue, Math.min(MAX_WINDOW_SECONDS, now - previous));
+                        long[] w = exportingWindow(engine, m, ue, after, now);
                         window.sum = 0;
                         window.count = 0;
-                        if (engine.registry().firstTime(m, 0) != MetricRegistry.NO_TIME) {
-                            engine.queryTier0(m, last - span + 1, last, window);
+                        if (w != null) {
+                            // the storage query from the point at or before the start through the first
+                            // at or after the end
+                            engine.queryTier0(m, w[0] - ue + 1, w[1] + ue - 1, window);
                         }
                         value = window.count == 0 ? Double.NaN
                                 : source == Source.SUM ? window.sum : window.sum / window.count;
-                        time = last;
+                        time = w == null ? 0 : w[1];
                     }
                     if (Double.isNaN(value)) {
                         continue;
@@ -291,7 +304,11 @@ public final class AllMetricsApi {
                         o.a("# COMMENT ");
                         metricName(o, prefix, c, homogeneous ? null : dim, units, suffix);
                         o.a(": dimension ").jsonString(dim).a(", value is ").utf8(c.info().units())
-                                .a(", gauge, dt ").integer(time).a(" inclusive\n");
+                                .a(", gauge, dt ");
+                        if (source != Source.AS_COLLECTED) {
+                            o.integer(after).a(" to ");
+                        }
+                        o.integer(time).a(" inclusive\n");
                     }
                     if (types) {
                         o.a("# TYPE ");
@@ -315,6 +332,38 @@ public final class AllMetricsApi {
                 }
             }
         }
+    }
+
+    /**
+     * Netdata 1.37.1's {@code exporting_calculate_value_from_stored_data} window of one metric,
+     * {after, before} inclusive, or null when it lies outside what is stored.
+     */
+    static long[] exportingWindow(StorageEngine engine, int metric, long updateEvery, long after, long before) {
+        if (engine.registry().firstTime(metric, 0) == MetricRegistry.NO_TIME) {
+            return null;
+        }
+        long first = engine.registry().firstTime(metric, 0);
+        long last = engine.registry().lastTime(metric, 0);
+        long a = after - updateEvery * 2;
+        long b = before - updateEvery * 2;
+        a -= a % updateEvery;
+        b -= b % updateEvery;
+        b -= updateEvery; // the newest point is reported the next time
+        if (a > b) {
+            a = b;
+        }
+        a = Math.max(a, first);
+        b = Math.min(b, last);
+        if (b < first || a > last) {
+            return null;
+        }
+        return new long[]{a, b};
+    }
+
+    /** Netdata's name of a client: {@code localhost} for a loopback address ({@code accept_socket}). */
+    static String netdataClientName(String client) {
+        return "127.0.0.1".equals(client) || "::1".equals(client) || "0:0:0:0:0:0:0:1".equals(client)
+                ? "localhost" : client;
     }
 
     /** Sums the stored values a tier-0 read delivers. */

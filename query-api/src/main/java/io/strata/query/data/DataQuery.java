@@ -255,7 +255,8 @@ public final class DataQuery {
         }
         long afterWanted = w.after();
         long beforeWanted = w.before();
-        long[][] plan = TierPlan.plan(first, last, step, afterWanted, beforeWanted, w.points(), selectedTier);
+        long[][] plan = TierPlan.plan(first, last, step, afterWanted, beforeWanted, w.points(), selectedTier,
+                w.before() - (w.points() - 1) * w.viewUpdateEvery(), w.viewUpdateEvery());
         if (plan.length == 0) {
             return;
         }
@@ -264,6 +265,11 @@ public final class DataQuery {
             long from = plan[i][1];
             long to = plan[i][2];
             long width = step[tier];
+            if (first[tier] > to || last[tier] < from) {
+                // the storage query of a part finds no page overlapping it (a tier's first point
+                // after the part's end, as when every weight is -LONG_MAX): it gives no point at all
+                continue;
+            }
             loop.pointWidth(width);
             // the point at or before the start (Netdata's page position rounds down), through the first point at or after the end
             long readFrom = Math.max(1, from - width + 1);

@@ -1,7 +1,7 @@
 package io.strata.query.data;
 
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -22,10 +22,13 @@ final class TierPlan {
      * @param last         per tier, its last point time
      * @param step         per tier, seconds per point
      * @param selectedTier the tier {@code selected-tier} names, or -1
-     * @return {tier, after, before} parts in time order; empty when the chosen tier holds nothing
+     * @param firstRowEnd  the end of the window's first row
+     * @param rowStep      seconds between rows ({@code view_update_every})
+     * @return the {tier, after, before} parts the query reads, in order; empty when the plan's first
+     *         part is a tier holding nothing
      */
     static long[][] plan(long[] first, long[] last, long[] step, long afterWanted, long beforeWanted, long points,
-                         int selectedTier) {
+                         int selectedTier, long firstRowEnd, long rowStep) {
         int tiers = first.length;
         int selected;
         boolean onlySelected = selectedTier >= 0 && selectedTier < tiers && valid(first, last, step, selectedTier);
@@ -70,24 +73,99 @@ final class TierPlan {
                 }
             }
         }
-        parts.sort(Comparator.comparingLong(p -> p[1]));
-        if (parts.get(0)[1] < afterWanted) {
-            parts.get(0)[1] = afterWanted;
+        long[][] sorted = parts.toArray(new long[0][]);
+        mergeSortByStart(sorted);
+        if (sorted[0][1] < afterWanted) {
+            sorted[0][1] = afterWanted;
         }
-        if (parts.get(parts.size() - 1)[2] > beforeWanted) {
-            parts.get(parts.size() - 1)[2] = beforeWanted;
+        if (sorted[sorted.length - 1][2] > beforeWanted) {
+            sorted[sorted.length - 1][2] = beforeWanted;
         }
-        if (!valid(first, last, step, (int) parts.get(0)[0])) {
+        if (!valid(first, last, step, (int) sorted[0][0])) {
             return new long[0][];
         }
-        return parts.toArray(new long[0][]);
+        return used(sorted, first, last, step, beforeWanted, firstRowEnd, rowStep);
+    }
+
+    /**
+     * The parts the query actually reads, as {@code rrd2rrdr_do_dimension} switches plans: at the
+     * first row end at or after a part's end ({@code query_plan_should_switch_plan}), the next part
+     * ending after that moment takes over ({@code query_planer_next_plan}); when none does (the
+     * parts left end at or before it) the current part stays to the window's end and is read on
+     * after its own end, where it holds nothing. The first part is not read at all when the plan
+     * switches at the first row, before any point is fetched.
+     */
+    private static long[][] used(long[][] parts, long[] first, long[] last, long[] step, long beforeWanted,
+                                 long firstRowEnd, long rowStep) {
+        List<long[]> out = new ArrayList<>();
+        int current = 0;
+        long now = firstRowEnd;
+        boolean read = false;
+        while (true) {
+            long expire = parts[current][2];
+            if (expire > now) {
+                // the first row end at or after the part's end
+                now += Math.floorDiv(expire - now + rowStep - 1, rowStep) * rowStep;
+                read = true;
+            }
+            if (now > beforeWanted) {
+                break; // the rows end before the plan would switch
+            }
+            int next = current + 1;
+            while (next < parts.length && now >= parts[next][2]) {
+                next++;
+            }
+            if (next >= parts.length || !valid(first, last, step, (int) parts[next][0])) {
+                read = true; // the current part stays to the end
+                break;
+            }
+            if (read) {
+                out.add(parts[current]);
+            }
+            current = next;
+            read = false;
+        }
+        if (read) {
+            out.add(parts[current]);
+        }
+        return out.toArray(new long[0][]);
+    }
+
+    /**
+     * glibc's merge sort ({@code msort_with_tmp}: halves of n/2 and the rest, the left element
+     * taken when the comparison is not positive) with 1.37.1's comparator, which never answers
+     * "equal" ({@code after < after ? -1 : 1}): parts starting at the same second come out in the
+     * order this merge gives them, which decides the plan's first part when a tier holding nothing
+     * is planned (its part starts at 0, as does the part of the tier helping it).
+     */
+    static void mergeSortByStart(long[][] a) {
+        if (a.length < 2) {
+            return;
+        }
+        int n1 = a.length / 2;
+        long[][] left = Arrays.copyOfRange(a, 0, n1);
+        long[][] right = Arrays.copyOfRange(a, n1, a.length);
+        mergeSortByStart(left);
+        mergeSortByStart(right);
+        int i = 0;
+        int j = 0;
+        int k = 0;
+        while (i < left.length && j < right.length) {
+            a[k++] = left[i][1] < right[j][1] ? left[i++] : right[j++];
+        }
+        while (i < left.length) {
+            a[k++] = left[i++];
+        }
+        while (j < right.length) {
+            a[k++] = right[j++];
+        }
     }
 
     static boolean valid(long[] first, long[] last, long[] step, int tier) {
         return first[tier] != 0 && last[tier] != 0 && step[tier] != 0;
     }
 
-    /** {@code query_metric_best_tier_for_timeframe}: the last tier with the highest weight. */
+    /** {@code query_metric_best_tier_for_timeframe}: the last tier with the highest weight (-LONG_MAX included). */
     static int bestTier(long[] first, long[] last, long[] step, long afterWanted, long beforeWanted, long points) {
         int tiers = first.length;
         if (tiers < 2) {
@@ -113,16 +191,10 @@ final class TierPlan {
                 best = t;
             }
         }
-        if (weight[best] == -Long.MAX_VALUE) {
-            // No tier holds a whole point inside the window (a window narrower than the points).
-            // Netdata then plans on a tier that is still open and fills the window from the
-            // finer tiers; the answer is tier 0's (the first tier holding the metric).
-            for (int t = 0; t < tiers; t++) {
-                if (valid(first, last, step, t)) {
-                    return t;
-                }
-            }
-        }
+        // No tier holding a whole point inside the window (a window narrower than the points)
+        // leaves every weight at -LONG_MAX and the last tier chosen, holding the metric or not
+        // (unlike rrddim_find_best_tier_for_timeframe, this one does not fall back to tier 0):
+        // query_plan then adds the tiers that help it, and the sort decides which part comes first.
         return best;
     }
 

@@ -365,7 +365,8 @@ public abstract class TimeGrouping {
                 v = 0;
             } else {
                 double sd = Math.sqrt(m2 / (count - 1));
-                v = cv ? 100.0 * sd / mean : sd;
+                // Netdata divides by the mean's magnitude: a negative dimension's cv is positive
+                v = cv ? 100.0 * sd / Math.abs(mean) : sd;
             }
             reset();
             return Double.isFinite(v) ? v : Double.NaN;

@@ -8,6 +8,7 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
+import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.Catalog;
 import io.strata.query.catalog.HostView;
 import io.strata.query.http.ApiError;
@@ -46,6 +47,7 @@ class DataQueryTest {
     static StorageEngine engine;
     static HostView host;
     static int gapsMetric;
+    static int slowMetric;
 
     /** test.gaps/a: t % 10 except every 7th second, which is a gap. */
     static double gapsValue(long t) {
@@ -65,6 +67,7 @@ class DataQueryTest {
         int zero = dim("test.gaps", "zero", 0);
         int hidden = dim("test.gaps", "hid", DimensionInfo.FLAG_HIDDEN);
         int slow = dim("test.slow", "s", 0);
+        slowMetric = slow;
         int p1 = dim("test.pair1", "x", 0);
         int p2 = dim("test.pair2", "x", 0);
         for (long t = T0 + 1; t <= T0 + N; t++) {
@@ -382,6 +385,49 @@ class DataQueryTest {
         for (JsonNode row : data) {
             long e = row.get(0).asLong();
             assertEquals(e % 100, row.get(1).asDouble(), 1e-6, "row ending " + e + ": " + data);
+        }
+    }
+
+    /**
+     * One row narrower than a point of every tier (a 1 s window, {@code points=1}, on a 5 s chart
+     * whose tier 1 holds points before the window and tier 2 none): every tier weighs
+     * {@code -LONG_MAX}, so Netdata 1.37.1's {@code query_metric_best_tier_for_timeframe} picks the
+     * last tier; {@code query_plan} adds tier 1 and tier 0 after it, glibc's merge sort puts tier 1
+     * first (the comparator never says "equal"), and at the only row's end the plan cannot move on
+     * to tier 0 (it ends there: {@code query_planer_next_plan} keeps the current plan), so the row
+     * reads tier 1 after its last point: null, as a real Netdata parent answers. With two rows the
+     * plan moves on to tier 0 at the first row and both rows have values. Both cases were seen as
+     * differences from a real Netdata parent.
+     */
+    @Test
+    void oneRowNarrowerThanEveryTierStaysOnTheTierBeforeIt() throws Exception {
+        long before = T0 + N - 20;
+        long lastTier1 = engine.registry().lastTime(slowMetric, 1);
+        assertTrue(engine.registry().firstTime(slowMetric, 1) != MetricRegistry.NO_TIME
+                && lastTier1 < before - 1, "tier 1 holds points before the window: " + lastTier1);
+        assertEquals(MetricRegistry.NO_TIME, engine.registry().firstTime(slowMetric, 2),
+                "tier 2 holds nothing");
+        JsonNode one = query("chart=test.slow&after=" + (before - 1) + "&before=" + before + "&points=1&options=jsonwrap");
+        JsonNode data = one.get("result").get("data");
+        assertEquals(1, data.size(), data.toString());
+        assertEquals(before, data.get(0).get(0).asLong(), data.toString());
+        assertTrue(data.get(0).get(1).isNull(), data.toString());
+        JsonNode two = query("chart=test.slow&after=" + (before - 3) + "&before=" + before + "&points=2&options=jsonwrap");
+        JsonNode rows = two.get("result").get("data");
+        assertEquals(2, rows.size(), rows.toString());
+        for (JsonNode row : rows) {
+            assertTrue(row.get(1).isNumber(), rows.toString());
+        }
+        // tier 1 holding points only after the window: the plan is tier 1 alone, whose storage query
+        // finds no page overlapping the window, so every row is null (a real parent answered a 2 s
+        // window of system.load so, three null rows)
+        long early = T0 + 52;
+        assertTrue(engine.registry().firstTime(slowMetric, 1) > early, "tier 1 starts after the window");
+        JsonNode ahead = query("chart=test.slow&after=" + (early - 2) + "&before=" + early + "&points=3");
+        JsonNode nulls = ahead.get("data");
+        assertEquals(3, nulls.size(), nulls.toString());
+        for (JsonNode row : nulls) {
+            assertTrue(row.get(1).isNull(), nulls.toString());
         }
     }
 

@@ -44,6 +44,21 @@ class TimeGroupingTest {
      * Netdata 1.37.1's min and max compare magnitudes ({@code fabsndd}): the max of a negated
      * dimension (system.processes "blocked", stored as -1 and 0) is -1, as the Netdata parent answered.
      */
+    /**
+     * 1.37.1's coefficient of variation divides by the mean's magnitude (stddev.c), so a negative
+     * dimension (a chart's "sent", multiplied by -1) has a positive cv, as a real parent answered.
+     */
+    @Test
+    void cvOfANegativeDimensionIsPositive() {
+        double[] negated = new double[USER.length];
+        for (int i = 0; i < USER.length; i++) {
+            negated[i] = -USER[i];
+        }
+        assertEquals(row("cv", null, USER), row("cv", null, negated), 1e-9);
+        assertEquals(row("rsd", null, USER), row("rsd", null, negated), 1e-9);
+        assertTrue(row("cv", null, negated) > 0);
+    }
+
     @Test
     void minAndMaxKeepTheValueOfTheSmallestAndLargestMagnitude() {
         assertEquals(-1, row("max", null, 0, -1, 0), 0);
