@@ -38,13 +38,21 @@ public final class BenchEngineCommand implements Callable<Integer> {
     @Option(names = "--metrics", description = "Metrics written (default ${DEFAULT-VALUE}).", defaultValue = "10000")
     int metrics;
 
-    @Option(names = "--seconds", description = "Seconds of data per metric (default ${DEFAULT-VALUE}).", defaultValue = "600")
+    @Option(names = "--seconds", description = "Seconds of data per metric (default ${DEFAULT-VALUE}); with --duration, "
+            + "the most written.", defaultValue = "600")
     int seconds;
+
+    @Option(names = "--duration", description = "Wall-clock seconds the writers run for, as Netdata's -W stresstest "
+            + "does; they stop earlier at --seconds of data. 0: write all --seconds (default ${DEFAULT-VALUE}).",
+            defaultValue = "0")
+    double duration;
 
     @Option(names = "--dir", description = "Database directory, empty or absent (default: a temporary one, deleted after).")
     Path dir;
 
-    @Option(names = "--dataset", description = "random-walk, counters, or a wide CSV file (plain or .gz) of real values (default ${DEFAULT-VALUE}).",
+    @Option(names = "--dataset", description = "random-walk, counters, netdata-stresstest (the values of Netdata's "
+            + "-W stresstest, charts of 128 dimensions), or a wide CSV file (plain or .gz) of real values "
+            + "(default ${DEFAULT-VALUE}).",
             defaultValue = "random-walk")
     String dataset;
 
@@ -109,6 +117,10 @@ public final class BenchEngineCommand implements Callable<Integer> {
                     + "positive, --tiers 1..5, --readers not negative");
             return 2;
         }
+        if (!(duration >= 0) || Double.isInfinite(duration)) {
+            err.println("strata bench engine: --duration must be 0 (none) or a positive number of seconds");
+            return 2;
+        }
         if (scanReads < 1 || scanReads > 16 || scanRunMb < 1 || scanRunMb > 64) {
             err.println("strata bench engine: --scan-reads must be 1..16, --scan-run-mb 1..64");
             return 2;
@@ -153,7 +165,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
         EngineBench.Result r;
         try {
             r = EngineBench.run(new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy, tiers,
-                    quotaBytes, readers, coldScan, directReads, scan));
+                    quotaBytes, readers, coldScan, directReads, scan, duration));
         } catch (IOException e) {
             err.println("strata bench engine: " + e.getMessage());
             return 1;
@@ -169,6 +181,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("metrics", r.metrics());
             o.put("seconds", r.seconds());
             o.put("writers", r.writers());
+            o.put("duration_seconds", duration);
             o.put("points", r.points());
             o.put("gap_points", r.gapPoints());
             o.put("elapsed_seconds", r.elapsedSeconds());
@@ -226,8 +239,14 @@ public final class BenchEngineCommand implements Callable<Integer> {
             out.println(mapper.writeValueAsString(o));
         } else {
             out.printf("dataset              %s%n", r.dataset());
-            out.printf("metrics x seconds    %d x %d = %d points (%d gaps), %d writer(s)%n", r.metrics(), r.seconds(),
-                    r.points(), r.gapPoints(), r.writers());
+            if (duration > 0) {
+                out.printf("metrics, points      %d metrics, %d points (%d gaps) in %.1f s of writing, %d writer(s); "
+                        + "the slowest at second %d%n", r.metrics(), r.points(), r.gapPoints(), duration, r.writers(),
+                        r.seconds());
+            } else {
+                out.printf("metrics x seconds    %d x %d = %d points (%d gaps), %d writer(s)%n", r.metrics(), r.seconds(),
+                        r.points(), r.gapPoints(), r.writers());
+            }
             out.printf("elapsed              %.3f s (until the last extent was on disk)%n", r.elapsedSeconds());
             out.printf("write rate           %,.0f points/s%n", r.pointsPerSecond());
             for (Map.Entry<Integer, Double> e : r.bytesPerSample().entrySet()) {
