@@ -49,10 +49,12 @@ public final class EngineBench {
      * @param durationSeconds if positive, the writers stop once this much wall-clock time has
      *                   passed (or at {@code seconds} of data, whichever comes first), as Netdata's
      *                   {@code -W stresstest} runs for a given time; 0 writes all {@code seconds}
+     * @param cacheBytes the engine's main cache ({@link EngineConfig#cacheBytes}), as Netdata's
+     *                   stress test is given its page cache size; 0 sizes it from the metrics
      */
     public record Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
                           FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan,
-                          boolean directReads, TierScanner.ScanOptions scan, double durationSeconds) {
+                          boolean directReads, TierScanner.ScanOptions scan, double durationSeconds, long cacheBytes) {
         /** The options before direct reads and scan options existed: buffered reads, default scan. */
         public Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
                        FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan) {
@@ -68,6 +70,14 @@ public final class EngineBench {
                     directReads, scan, 0);
         }
 
+        /** The options with a cache sized from the metrics. */
+        public Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
+                       FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan,
+                       boolean directReads, TierScanner.ScanOptions scan, double durationSeconds) {
+            this(dir, metrics, seconds, dataset, writers, dimensionsPerChart, fsync, tiers, quotaBytes, readers, coldScan,
+                    directReads, scan, durationSeconds, 0);
+        }
+
         public Options {
             if (scan == null) {
                 throw new IllegalArgumentException("scan options are needed");
@@ -81,6 +91,9 @@ public final class EngineBench {
             }
             if (!(durationSeconds >= 0) || Double.isInfinite(durationSeconds)) {
                 throw new IllegalArgumentException("the duration must be 0 (none) or a positive number of seconds");
+            }
+            if (cacheBytes < 0) {
+                throw new IllegalArgumentException("the cache size must be 0 (from the metrics) or positive");
             }
         }
 
@@ -509,7 +522,7 @@ public final class EngineBench {
         EngineConfig cfg = EngineConfig.defaults(o.dir()).withFsync(o.fsync()).withTiers(o.tiers())
                 .withDatafileMaxBytes(EngineConfig.MAX_DATAFILE_BYTES).withDirectReads(o.directReads())
                 // its own timeline from T0, faster than the clock: no point is "in the future"
-                .withFutureMarginSeconds(0);
+                .withFutureMarginSeconds(0).withCacheBytes(o.cacheBytes());
         for (int t = 0; t < o.tiers(); t++) {
             cfg = cfg.withQuota(t, o.quota(t));
         }

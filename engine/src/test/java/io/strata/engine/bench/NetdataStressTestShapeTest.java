@@ -1,5 +1,6 @@
 package io.strata.engine.bench;
 
+import io.strata.engine.EngineConfig;
 import io.strata.engine.FsyncPolicy;
 
 import java.nio.file.Path;
@@ -45,6 +46,21 @@ class NetdataStressTestShapeTest {
         assertTrue(r.pointsPerSecond() > 0);
         assertEquals(0, r.readErrors(), "values that differ from what was stored");
         assertTrue(r.queries() > 0, "the readers ran queries");
+    }
+
+    @Test
+    void theCacheSizeGivenIsTheEnginesAndZeroSizesItFromTheMetrics(@TempDir Path dir) {
+        EngineBench.Options given = new EngineBench.Options(dir, 256, 10, new NetdataStressTestDataset(), 2, 128,
+                FsyncPolicy.NEVER, 1, new long[]{1L << 20}, 2, false, false, EngineBench.COLD_SCAN, 30, 64L << 20);
+        assertEquals(64L << 20, EngineBench.config(given).autoCacheBytes(256));
+        EngineBench.Options auto = new EngineBench.Options(dir, 256, 10, new NetdataStressTestDataset(), 2, 128,
+                FsyncPolicy.NEVER, 1, new long[]{1L << 20}, 2, false, false, EngineBench.COLD_SCAN, 30);
+        assertEquals(0, auto.cacheBytes());
+        assertEquals(EngineConfig.defaults(dir).withTiers(1).autoCacheBytes(256), EngineBench.config(auto).autoCacheBytes(256),
+                "the engine's own sizing from the metrics");
+        assertThrows(IllegalArgumentException.class, () -> new EngineBench.Options(dir, 256, 10,
+                new NetdataStressTestDataset(), 2, 128, FsyncPolicy.NEVER, 1, new long[]{1L << 20}, 2, false, false,
+                EngineBench.COLD_SCAN, 30, -1));
     }
 
     @Test

@@ -70,6 +70,11 @@ public final class BenchEngineCommand implements Callable<Integer> {
             defaultValue = "1024")
     long[] quotaMb;
 
+    @Option(names = "--cache-mb", description = "The engine's main cache in MiB (clean pages, extents and dirty pages "
+            + "waiting for the disk), as Netdata's -W stresstest is given a page cache size; 0 sizes it from the "
+            + "metrics (default ${DEFAULT-VALUE}).", defaultValue = "0")
+    long cacheMb;
+
     @Option(names = "--tiers", description = "Storage tiers, 1..5 (default ${DEFAULT-VALUE}).", defaultValue = "3")
     int tiers;
 
@@ -115,6 +120,10 @@ public final class BenchEngineCommand implements Callable<Integer> {
                 || Arrays.stream(quotaMb).anyMatch(q -> q < 1)) {
             err.println("strata bench engine: --metrics, --seconds, --writers, --dimensions-per-chart and --quota-mb must be "
                     + "positive, --tiers 1..5, --readers not negative");
+            return 2;
+        }
+        if (cacheMb < 0 || cacheMb > (1L << 30)) {
+            err.println("strata bench engine: --cache-mb must be 0 (from the metrics) or a positive number of MiB");
             return 2;
         }
         if (!(duration >= 0) || Double.isInfinite(duration)) {
@@ -163,9 +172,10 @@ public final class BenchEngineCommand implements Callable<Integer> {
         boolean temporary = dir == null;
         Path d = temporary ? Files.createTempDirectory("strata-bench-") : dir;
         EngineBench.Result r;
+        EngineBench.Options options = new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy, tiers,
+                quotaBytes, readers, coldScan, directReads, scan, duration, cacheMb << 20);
         try {
-            r = EngineBench.run(new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy, tiers,
-                    quotaBytes, readers, coldScan, directReads, scan, duration));
+            r = EngineBench.run(options);
         } catch (IOException e) {
             err.println("strata bench engine: " + e.getMessage());
             return 1;
@@ -182,6 +192,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("seconds", r.seconds());
             o.put("writers", r.writers());
             o.put("duration_seconds", duration);
+            o.put("cache_bytes", EngineBench.config(options).autoCacheBytes(metrics));
             o.put("points", r.points());
             o.put("gap_points", r.gapPoints());
             o.put("elapsed_seconds", r.elapsedSeconds());
