@@ -16,8 +16,9 @@ public interface Dataset {
     String name();
 
     /**
-     * A dataset by name: {@code random-walk}, {@code counters}, or the path of a wide CSV
-     * (plain or gzipped) as {@link WideCsvDataset} reads it.
+     * A dataset by name: {@code random-walk}, {@code counters}, {@code netdata-stresstest}
+     * ({@link NetdataStressTestDataset}), or the path of a wide CSV (plain or gzipped) as
+     * {@link WideCsvDataset} reads it.
      */
     static Dataset named(String spec, long seed) throws IOException {
         switch (spec) {
@@ -25,6 +26,8 @@ public interface Dataset {
                 return new RandomWalkDataset(seed);
             case "counters":
                 return new CounterDataset(seed);
+            case "netdata-stresstest":
+                return new NetdataStressTestDataset();
             default:
                 return WideCsvDataset.load(Path.of(spec));
         }

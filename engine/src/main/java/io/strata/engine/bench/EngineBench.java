@@ -23,6 +23,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import io.strata.engine.thread.StrataThreads;
 
@@ -45,15 +46,36 @@ public final class EngineBench {
      *                   check every value against the dataset
      * @param coldScan   after writing: drop the OS page cache (where permitted), reopen, and scan
      *                   tier 0 from disk in file order
+     * @param durationSeconds if positive, the writers stop once this much wall-clock time has
+     *                   passed (or at {@code seconds} of data, whichever comes first), as Netdata's
+     *                   {@code -W stresstest} runs for a given time; 0 writes all {@code seconds}
+     * @param cacheBytes the engine's main cache ({@link EngineConfig#cacheBytes}), as Netdata's
+     *                   stress test is given its page cache size; 0 sizes it from the metrics
      */
     public record Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
                           FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan,
-                          boolean directReads, TierScanner.ScanOptions scan) {
+                          boolean directReads, TierScanner.ScanOptions scan, double durationSeconds, long cacheBytes) {
         /** The options before direct reads and scan options existed: buffered reads, default scan. */
         public Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
                        FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan) {
             this(dir, metrics, seconds, dataset, writers, dimensionsPerChart, fsync, tiers, quotaBytes, readers, coldScan,
                     false, COLD_SCAN);
+        }
+
+        /** The options without a wall-clock duration: every writer stores all {@code seconds}. */
+        public Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
+                       FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan,
+                       boolean directReads, TierScanner.ScanOptions scan) {
+            this(dir, metrics, seconds, dataset, writers, dimensionsPerChart, fsync, tiers, quotaBytes, readers, coldScan,
+                    directReads, scan, 0);
+        }
+
+        /** The options with a cache sized from the metrics. */
+        public Options(Path dir, int metrics, int seconds, Dataset dataset, int writers, int dimensionsPerChart,
+                       FsyncPolicy fsync, int tiers, long[] quotaBytes, int readers, boolean coldScan,
+                       boolean directReads, TierScanner.ScanOptions scan, double durationSeconds) {
+            this(dir, metrics, seconds, dataset, writers, dimensionsPerChart, fsync, tiers, quotaBytes, readers, coldScan,
+                    directReads, scan, durationSeconds, 0);
         }
 
         public Options {
@@ -66,6 +88,12 @@ public final class EngineBench {
             }
             if (quotaBytes == null || quotaBytes.length == 0) {
                 throw new IllegalArgumentException("a quota per tier is needed");
+            }
+            if (!(durationSeconds >= 0) || Double.isInfinite(durationSeconds)) {
+                throw new IllegalArgumentException("the duration must be 0 (none) or a positive number of seconds");
+            }
+            if (cacheBytes < 0) {
+                throw new IllegalArgumentException("the cache size must be 0 (from the metrics) or positive");
             }
         }
 
@@ -229,9 +257,16 @@ public final class EngineBench {
             taken++;
         }
 
-        /** The last sample; {@code rssNow} and {@code rssHighWater} from one read (see {@link #rssAndHighWaterBytes}). */
-        MemoryOverTime end(long rssNow, long rssHighWater, int countedFrom) {
-            record(seconds, rssNow);
+        /**
+         * The last sample, at second {@code reached} (all {@code seconds} unless a duration
+         * stopped the writers); {@code rssNow} and {@code rssHighWater} from one read (see
+         * {@link #rssAndHighWaterBytes}).
+         */
+        MemoryOverTime end(int reached, long rssNow, long rssHighWater, int countedFrom) {
+            if (taken > 0 && second[taken - 1] >= reached) {
+                taken--;
+            }
+            record(reached, rssNow);
             return new MemoryOverTime(Arrays.copyOf(second, taken), Arrays.copyOf(rss, taken),
                     Arrays.copyOf(pageMemory, taken), Arrays.copyOf(heapCommitted, taken), countedFrom,
                     rssHighWater);
@@ -301,7 +336,8 @@ public final class EngineBench {
         // after the RSS: the collections that settle the live heap would also shrink the RSS
         long[] before = MemorySplit.now(true);
         EngineConfig cfg = config(o);
-        long points = (long) o.metrics() * o.seconds();
+        long points;
+        int reached;
         long[] gaps = new long[o.writers()];
         // CPU time of each writer thread over its loop: on a shared machine the wall-clock rate
         // moves with the load, the CPU time per point much less
@@ -336,6 +372,7 @@ public final class EngineBench {
             int[][] ranges = new int[o.writers()][];
             AtomicIntegerArray progress = new AtomicIntegerArray(o.writers());
             CyclicBarrier start = new CyclicBarrier(o.writers() + 1);
+            AtomicBoolean stop = new AtomicBoolean();
             Throwable[] failure = new Throwable[1];
             for (int w = 0; w < o.writers(); w++) {
                 int from = Math.min(o.metrics(), (int) ((long) charts * w / o.writers()) * o.dimensionsPerChart());
@@ -346,7 +383,7 @@ public final class EngineBench {
                     try {
                         start.await();
                         long cpu0 = threadCpuNanos();
-                        gaps[wi] = write(e, o.dataset(), ids, from, to, o.seconds(), progress, wi);
+                        gaps[wi] = write(e, o.dataset(), ids, from, to, o.seconds(), progress, wi, stop);
                         writerCpuNanos[wi] = threadCpuNanos() - cpu0;
                     } catch (Throwable t) {
                         synchronized (failure) {
@@ -368,12 +405,16 @@ public final class EngineBench {
                 readers.start();
             }
             MemorySampler sampler = new MemorySampler(e, progress, o.seconds());
+            long deadline = o.durationSeconds() > 0 ? t0 + (long) (o.durationSeconds() * 1e9) : Long.MAX_VALUE;
             for (Thread t : threads) {
                 while (t.isAlive()) {
                     // a writer stores a second of 100 000 metrics in ~20 ms: a millisecond's wait
                     // takes each sample within a few per cent of a second of its moment
                     t.join(1);
                     sampler.poll();
+                    if (System.nanoTime() - deadline >= 0) {
+                        stop.set(true);
+                    }
                 }
             }
             if (readers != null) {
@@ -385,7 +426,14 @@ public final class EngineBench {
             // memory of the collected state: hot pages full of points, dirty pages in flight
             long[] rssAndPeak = rssAndHighWaterBytes();
             rss = rssAndPeak[0];
-            overTime = sampler.end(rss, rssAndPeak[1], Math.min(o.seconds(), DiskFormat.pagePoints(0)));
+            long stored = 0;
+            reached = o.seconds();
+            for (int w = 0; w < o.writers(); w++) {
+                stored += (long) progress.get(w) * (ranges[w][1] - ranges[w][0]);
+                reached = Math.min(reached, progress.get(w));
+            }
+            points = stored;
+            overTime = sampler.end(reached, rss, rssAndPeak[1], Math.min(o.seconds(), DiskFormat.pagePoints(0)));
             long[] after = MemorySplit.now(false);
             heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
             pageMem = e.pageMemoryBytes();
@@ -426,7 +474,7 @@ public final class EngineBench {
             g += x;
         }
         ColdScan scan = o.coldScan() ? coldScan(cfg, o.scan()) : null;
-        return new Result(o.dataset().name(), o.metrics(), o.seconds(), o.writers(), points, g, elapsed,
+        return new Result(o.dataset().name(), o.metrics(), reached, o.writers(), points, g, elapsed,
                 points / elapsed, bytes, perSample, rss, rssBaseline, heap, pageMem, (double) rss / o.metrics(),
                 (double) (rss - rssBaseline) / o.metrics(), MetricRegistry.bytesPerMetric(cfg.tiers()), datafiles,
                 idleBytes, cfg.tiers(), o.readers(), readers == null ? 0 : readers.points(),
@@ -474,7 +522,7 @@ public final class EngineBench {
         EngineConfig cfg = EngineConfig.defaults(o.dir()).withFsync(o.fsync()).withTiers(o.tiers())
                 .withDatafileMaxBytes(EngineConfig.MAX_DATAFILE_BYTES).withDirectReads(o.directReads())
                 // its own timeline from T0, faster than the clock: no point is "in the future"
-                .withFutureMarginSeconds(0);
+                .withFutureMarginSeconds(0).withCacheBytes(o.cacheBytes());
         for (int t = 0; t < o.tiers(); t++) {
             cfg = cfg.withQuota(t, o.quota(t));
         }
@@ -545,12 +593,15 @@ public final class EngineBench {
         return ids;
     }
 
-    /** The hot loop: one second at a time over the writer's metrics. Returns gap points stored. */
+    /**
+     * The hot loop: one second at a time over the writer's metrics, until {@code seconds} or
+     * {@code stop}. Returns gap points stored.
+     */
     private static long write(StorageEngine e, Dataset ds, int[] ids, int from, int to, int seconds,
-                              AtomicIntegerArray progress, int writer) {
+                              AtomicIntegerArray progress, int writer, AtomicBoolean stop) {
         double[] row = new double[to - from];
         long gaps = 0;
-        for (int s = 0; s < seconds; s++) {
+        for (int s = 0; s < seconds && !stop.get(); s++) {
             ds.fill(s, from, to, row);
             long t = T0 + s;
             for (double v : row) {

@@ -38,13 +38,21 @@ public final class BenchEngineCommand implements Callable<Integer> {
     @Option(names = "--metrics", description = "Metrics written (default ${DEFAULT-VALUE}).", defaultValue = "10000")
     int metrics;
 
-    @Option(names = "--seconds", description = "Seconds of data per metric (default ${DEFAULT-VALUE}).", defaultValue = "600")
+    @Option(names = "--seconds", description = "Seconds of data per metric (default ${DEFAULT-VALUE}); with --duration, "
+            + "the most written.", defaultValue = "600")
     int seconds;
+
+    @Option(names = "--duration", description = "Wall-clock seconds the writers run for, as Netdata's -W stresstest "
+            + "does; they stop earlier at --seconds of data. 0: write all --seconds (default ${DEFAULT-VALUE}).",
+            defaultValue = "0")
+    double duration;
 
     @Option(names = "--dir", description = "Database directory, empty or absent (default: a temporary one, deleted after).")
     Path dir;
 
-    @Option(names = "--dataset", description = "random-walk, counters, or a wide CSV file (plain or .gz) of real values (default ${DEFAULT-VALUE}).",
+    @Option(names = "--dataset", description = "random-walk, counters, netdata-stresstest (the values of Netdata's "
+            + "-W stresstest, charts of 128 dimensions), or a wide CSV file (plain or .gz) of real values "
+            + "(default ${DEFAULT-VALUE}).",
             defaultValue = "random-walk")
     String dataset;
 
@@ -61,6 +69,11 @@ public final class BenchEngineCommand implements Callable<Integer> {
             + "each tier under it, and it sizes the datafiles; a missing tier takes the last value (default ${DEFAULT-VALUE}).",
             defaultValue = "1024")
     long[] quotaMb;
+
+    @Option(names = "--cache-mb", description = "The engine's main cache in MiB (clean pages, extents and dirty pages "
+            + "waiting for the disk), as Netdata's -W stresstest is given a page cache size; 0 sizes it from the "
+            + "metrics (default ${DEFAULT-VALUE}).", defaultValue = "0")
+    long cacheMb;
 
     @Option(names = "--tiers", description = "Storage tiers, 1..5 (default ${DEFAULT-VALUE}).", defaultValue = "3")
     int tiers;
@@ -109,6 +122,14 @@ public final class BenchEngineCommand implements Callable<Integer> {
                     + "positive, --tiers 1..5, --readers not negative");
             return 2;
         }
+        if (cacheMb < 0 || cacheMb > (1L << 30)) {
+            err.println("strata bench engine: --cache-mb must be 0 (from the metrics) or a positive number of MiB");
+            return 2;
+        }
+        if (!(duration >= 0) || Double.isInfinite(duration)) {
+            err.println("strata bench engine: --duration must be 0 (none) or a positive number of seconds");
+            return 2;
+        }
         if (scanReads < 1 || scanReads > 16 || scanRunMb < 1 || scanRunMb > 64) {
             err.println("strata bench engine: --scan-reads must be 1..16, --scan-run-mb 1..64");
             return 2;
@@ -151,9 +172,10 @@ public final class BenchEngineCommand implements Callable<Integer> {
         boolean temporary = dir == null;
         Path d = temporary ? Files.createTempDirectory("strata-bench-") : dir;
         EngineBench.Result r;
+        EngineBench.Options options = new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy, tiers,
+                quotaBytes, readers, coldScan, directReads, scan, duration, cacheMb << 20);
         try {
-            r = EngineBench.run(new EngineBench.Options(d, metrics, seconds, ds, writers, perChart, policy, tiers,
-                    quotaBytes, readers, coldScan, directReads, scan));
+            r = EngineBench.run(options);
         } catch (IOException e) {
             err.println("strata bench engine: " + e.getMessage());
             return 1;
@@ -169,6 +191,8 @@ public final class BenchEngineCommand implements Callable<Integer> {
             o.put("metrics", r.metrics());
             o.put("seconds", r.seconds());
             o.put("writers", r.writers());
+            o.put("duration_seconds", duration);
+            o.put("cache_bytes", EngineBench.config(options).autoCacheBytes(metrics));
             o.put("points", r.points());
             o.put("gap_points", r.gapPoints());
             o.put("elapsed_seconds", r.elapsedSeconds());
@@ -226,8 +250,14 @@ public final class BenchEngineCommand implements Callable<Integer> {
             out.println(mapper.writeValueAsString(o));
         } else {
             out.printf("dataset              %s%n", r.dataset());
-            out.printf("metrics x seconds    %d x %d = %d points (%d gaps), %d writer(s)%n", r.metrics(), r.seconds(),
-                    r.points(), r.gapPoints(), r.writers());
+            if (duration > 0) {
+                out.printf("metrics, points      %d metrics, %d points (%d gaps) in %.1f s of writing, %d writer(s); "
+                        + "the slowest at second %d%n", r.metrics(), r.points(), r.gapPoints(), duration, r.writers(),
+                        r.seconds());
+            } else {
+                out.printf("metrics x seconds    %d x %d = %d points (%d gaps), %d writer(s)%n", r.metrics(), r.seconds(),
+                        r.points(), r.gapPoints(), r.writers());
+            }
             out.printf("elapsed              %.3f s (until the last extent was on disk)%n", r.elapsedSeconds());
             out.printf("write rate           %,.0f points/s%n", r.pointsPerSecond());
             for (Map.Entry<Integer, Double> e : r.bytesPerSample().entrySet()) {

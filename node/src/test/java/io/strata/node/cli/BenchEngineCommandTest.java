@@ -48,8 +48,29 @@ class BenchEngineCommandTest {
                 "every tier-0 point decoded once");
     }
 
+    /** Netdata's {@code -W stresstest=2,2,1,...} shape: 2 writers of a 128-dimension chart, a reader, 2 s. */
     @Test
-    void badScanOptionsAreRefused(@TempDir Path tmp) {
+    void netdataStressTestShapeForADuration(@TempDir Path tmp) throws Exception {
+        DiskCheckCommandTest.Run r = DiskCheckCommandTest.run("bench", "engine", "--metrics", "256",
+                "--dimensions-per-chart", "128", "--writers", "2", "--readers", "1", "--dataset", "netdata-stresstest",
+                "--seconds", "50000000", "--duration", "2", "--tiers", "3", "--cache-mb", "64",
+                "--dir", tmp.resolve("db").toString(), "--json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode j = new ObjectMapper().readTree(r.out());
+        assertEquals("netdata-stresstest", j.get("dataset").asText());
+        assertEquals(2.0, j.get("duration_seconds").asDouble());
+        assertEquals(64L << 20, j.get("cache_bytes").asLong());
+        long seconds = j.get("seconds").asLong();
+        assertTrue(seconds > 0 && seconds < 50_000_000L, "stopped by the duration: " + seconds);
+        assertTrue(j.get("points").asLong() >= 256 * seconds, j.toString());
+        assertEquals(0, j.get("read_errors").asLong());
+        assertTrue(j.get("queries").asLong() > 0, "the reader ran");
+    }
+
+    @Test
+    void badOptionsAreRefused(@TempDir Path tmp) {
+        assertEquals(2, DiskCheckCommandTest.run("bench", "engine", "--duration", "-1").code(), "a negative duration");
+        assertEquals(2, DiskCheckCommandTest.run("bench", "engine", "--cache-mb", "-1").code(), "a negative cache");
         assertEquals(2, DiskCheckCommandTest.run("bench", "engine", "--scan-only").code(), "--scan-only needs --dir");
         assertEquals(2, DiskCheckCommandTest.run("bench", "engine", "--dir", tmp.toString(), "--scan-reads", "0").code());
         assertEquals(2, DiskCheckCommandTest.run("bench", "engine", "--dir", tmp.toString(), "--scan-run-mb", "65").code());
