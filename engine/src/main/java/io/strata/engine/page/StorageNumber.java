@@ -164,10 +164,6 @@ public final class StorageNumber {
                 return r;
             }
         } else {
-            int whole = (int) n;
-            if (whole == n) {
-                return r + packWhole(whole);
-            }
             // 0x0019999e * 10 is the first product past 0x00ffffff: scale small values up for
             // precision, then undo the step that overshot the mantissa.
             while (m < 7 && n < (double) 0x0019999e) {
@@ -187,27 +183,6 @@ public final class StorageNumber {
         r += (int) Math.rint(n);
 
         return r;
-    }
-
-    private static final long[] POW10_WHOLE = {1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000};
-
-    /**
-     * The exponent and mantissa bits {@link #pack} gives a whole number {@code 1 <= n <= 0xffffff}
-     * (its sign and flags apart): the same as its loop of multiplications by 10, which are exact
-     * here ({@code n × 10^7 < 2^48}), so the loop's count is that of the thresholds
-     * {@code ceil(0x19999e / 10^j)}, j = 0..6, that {@code n} is below, and its product is one
-     * multiplication. Collected values are often whole (counters' rates, gauges of integers), and
-     * the loop's exit, as unpredictable as the values' magnitudes, cost a misprediction a value.
-     */
-    private static int packWhole(int n) {
-        int m = (n < 1677726 ? 1 : 0) + (n < 167773 ? 1 : 0) + (n < 16778 ? 1 : 0) + (n < 1678 ? 1 : 0)
-                + (n < 168 ? 1 : 0) + (n < 17 ? 1 : 0) + (n < 2 ? 1 : 0);
-        long x = n * POW10_WHOLE[m];
-        if (x > 0x00ffffff) {
-            x /= 10;
-            m--;
-        }
-        return (m << SN_EXPONENT_SHIFT) + (int) x;
     }
 
     /**
