@@ -84,21 +84,6 @@ public class PageCodecBenchmark extends EngineBenchmarkBase {
         return PageCodecTier0.encode(pages[i], POINTS, dst, 0);
     }
 
-    private final byte[] dstB = new byte[PageCodecTier0.maxEncodedLength(POINTS)];
-
-    /**
-     * Encodes the next two pages together, as the flusher does ({@link PageCodecTier0#encodePair}:
-     * the same bytes as {@link #encode} of each); the score is points encoded per second.
-     */
-    @Benchmark
-    @OperationsPerInvocation(2 * POINTS)
-    public long encodePair() {
-        int i = next;
-        int j = i + 1 == pages.length ? 0 : i + 1;
-        next = j + 1 == pages.length ? 0 : j + 1;
-        return PageCodecTier0.encodePair(pages[i], POINTS, dst, pages[j], POINTS, dstB);
-    }
-
     /** Decodes the next page; the score is points decoded per second. */
     @Benchmark
     @OperationsPerInvocation(POINTS)
