@@ -132,53 +132,18 @@ final class Flusher implements Runnable {
     private final byte[] encodeBytes = new byte[PageCodecTier0.maxEncodedLength(
             DiskFormat.pagePoints(0))];
 
-    /** The second page's scratch of a pair (see {@link #take}). */
-    private final int[] encodePointsB = new int[DiskFormat.pagePoints(0)];
-    private final byte[] encodeBytesB = new byte[PageCodecTier0.maxEncodedLength(
-            DiskFormat.pagePoints(0))];
-    /** A raw page taken from the queue, waiting for a second one to be encoded with (see {@link #take}). */
-    private DirtyPage heldRaw;
-
     /**
      * Takes a page from the queue into the batch, encoding a raw tier-0 page first: the
-     * collectors hand pages over raw so that encoding runs here, not on their threads. Raw pages
-     * are encoded two at a time ({@link DirtyPage#encodeRawPair}: the same bytes, two coders'
-     * chains overlapped): a raw page waits in {@link #heldRaw} for the next one, and
-     * {@link #takeHeld} encodes a page left alone when the queue is empty.
+     * collectors hand pages over raw so that encoding runs here, not on their threads.
      */
     private void take(DirtyPage p) {
-        if (!p.isRaw()) {
-            batch.add(p);
-            return;
+        if (p.isRaw()) {
+            long was = cost(p);
+            p.encodeRaw(memory[p.tier], encodePoints, encodeBytes);
+            dirtyBytes.addAndGet(cost(p) - was);
+            queuedRawBytes.addAndGet(-was);
+            queuedRawPages.decrementAndGet();
         }
-        DirtyPage first = heldRaw;
-        if (first == null) {
-            heldRaw = p;
-            return;
-        }
-        heldRaw = null;
-        long was = cost(first) + cost(p);
-        first.encodeRawPair(memory[first.tier], p, memory[p.tier], encodePoints, encodeBytes, encodePointsB,
-                encodeBytesB);
-        dirtyBytes.addAndGet(cost(first) + cost(p) - was);
-        queuedRawBytes.addAndGet(-was);
-        queuedRawPages.addAndGet(-2);
-        batch.add(first);
-        batch.add(p);
-    }
-
-    /** Encodes the raw page {@link #take} holds, if any, alone, and takes it into the batch. */
-    private void takeHeld() {
-        DirtyPage p = heldRaw;
-        if (p == null) {
-            return;
-        }
-        heldRaw = null;
-        long was = cost(p);
-        p.encodeRaw(memory[p.tier], encodePoints, encodeBytes);
-        dirtyBytes.addAndGet(cost(p) - was);
-        queuedRawBytes.addAndGet(-was);
-        queuedRawPages.decrementAndGet();
         batch.add(p);
     }
 
@@ -622,7 +587,6 @@ final class Flusher implements Runnable {
                 take(p);
             }
         }
-        takeHeld();
     }
 
     private boolean aged() {

@@ -120,11 +120,6 @@ class BinaryRangeCoder {
      * bit, one multiplication on the range's dependency chain and no loads or stores of the state.
      */
     void encodeDecisions(char[] decisions, int n) {
-        encodeDecisions(decisions, 0, n);
-    }
-
-    /** {@link #encodeDecisions(char[], int)} of {@code decisions[from, to)}. */
-    void encodeDecisions(char[] decisions, int from, int to) {
         int[] pr = probs;
         int move = moveBits;
         int moveMask = (1 << move) - 1;
@@ -137,7 +132,7 @@ class BinaryRangeCoder {
         boolean skipFirst = firstByte;
         boolean over = overflow;
         byte[] out = buf;
-        for (int i = from; i < to; i++) {
+        for (int i = 0; i < n; i++) {
             int d = decisions[i];
             int p = d >>> 1;
             int prob = pr[p];
@@ -180,91 +175,6 @@ class BinaryRangeCoder {
         rcPos = pos;
         firstByte = skipFirst;
         overflow = over;
-    }
-
-    /**
-     * Codes {@code a}'s decisions {@code da[0, na)} and {@code b}'s {@code db[0, nb)}, two pages'
-     * bodies, each exactly as {@link #encodeDecisions} would: step {@code i} of one page and step
-     * {@code i} of the other in one iteration. Each page's range is a chain of dependent steps (a
-     * multiplication and a select each); two independent chains in one loop let the core overlap
-     * them, where one page alone leaves it waiting. The ranges and lows stay in locals; the rest of
-     * each coder's state, touched only when a byte goes out, stays in its fields
-     * ({@link #shiftLowOf}). Both coders must move their probabilities alike.
-     */
-    static void encodeDecisionsPair(BinaryRangeCoder a, char[] da, int na, BinaryRangeCoder b, char[] db, int nb) {
-        if (a.moveBits != b.moveBits || a == b) {
-            throw new IllegalArgumentException("a pair needs two coders of one kind");
-        }
-        int[] pa = a.probs;
-        int[] pb = b.probs;
-        int move = a.moveBits;
-        int moveMask = (1 << move) - 1;
-        int ra = a.range;
-        int rb = b.range;
-        long la = a.low;
-        long lb = b.low;
-        int n = Math.min(na, nb);
-        for (int i = 0; i < n; i++) {
-            // the same step as encodeDecisions', once for each page
-            int d = da[i];
-            int p = d >>> 1;
-            int prob = pa[p];
-            int bound = (ra >>> PROB_BITS) * prob;
-            int bit = d & 1;
-            int mask = -bit;
-            la += bound & mask & 0xffffffffL;
-            pa[p] = prob + ((((bit - 1) & (1 << PROB_BITS)) + (mask & moveMask) - prob) >> move);
-            ra = bit == 0 ? bound : ra - bound;
-
-            int e = db[i];
-            int q = e >>> 1;
-            int probB = pb[q];
-            int boundB = (rb >>> PROB_BITS) * probB;
-            int bitB = e & 1;
-            int maskB = -bitB;
-            lb += boundB & maskB & 0xffffffffL;
-            pb[q] = probB + ((((bitB - 1) & (1 << PROB_BITS)) + (maskB & moveMask) - probB) >> move);
-            rb = bitB == 0 ? boundB : rb - boundB;
-
-            while ((ra & 0xff000000) == 0) {
-                ra <<= 8;
-                la = a.shiftLowOf(la);
-            }
-            while ((rb & 0xff000000) == 0) {
-                rb <<= 8;
-                lb = b.shiftLowOf(lb);
-            }
-        }
-        a.range = ra;
-        a.low = la;
-        b.range = rb;
-        b.low = lb;
-        a.encodeDecisions(da, n, na);
-        b.encodeDecisions(db, n, nb);
-    }
-
-    /**
-     * {@link #shiftLow} of the low {@code lo} held by the caller: writes what leaves the coder
-     * (the cache and pending 0xff bytes, with the carry) and returns the new low.
-     */
-    private long shiftLowOf(long lo) {
-        if (lo < 0xff000000L || lo > 0xffffffffL) {
-            int carry = (int) (lo >>> 32);
-            int temp = cache;
-            do {
-                if (firstByte) {
-                    firstByte = false; // LZMA's first output byte is always 0: not stored
-                } else if (rcPos >= rawPos) {
-                    overflow = true;
-                } else {
-                    buf[rcPos++] = (byte) (temp + carry);
-                }
-                temp = 0xff;
-            } while (--cacheSize != 0);
-            cache = (int) (lo >>> 24) & 0xff;
-        }
-        cacheSize++;
-        return (lo & 0x00ffffffL) << 8;
     }
 
     /**

@@ -105,30 +105,6 @@ public final class DirtyPage {
     }
 
     /**
-     * {@link #encodeRaw} of this page and {@code other} (both raw tier-0 pages, not released)
-     * together, with {@link PageCodecTier0#encodePair}: the same encodings, at less CPU. Each gets
-     * its own scratch ({@code points}/{@code buf} for this page, {@code otherPoints}/{@code
-     * otherBuf} for the other). The flusher's: it alone encodes pages it took from its queue.
-     */
-    public void encodeRawPair(PageMemory memory, DirtyPage other, PageMemory otherMemory, int[] points, byte[] buf,
-                              int[] otherPoints, byte[] otherBuf) {
-        if (encoded != null || released || other.encoded != null || other.released || other == this) {
-            encodeRaw(memory, points, buf);
-            other.encodeRaw(otherMemory, otherPoints, otherBuf);
-            return;
-        }
-        long addr = rawBlock & ~HotPageTable.CLASS_MASK;
-        long otherAddr = other.rawBlock & ~HotPageTable.CLASS_MASK;
-        PageMemory.copyToArray(addr, points, entries);
-        PageMemory.copyToArray(otherAddr, otherPoints, other.entries);
-        long lengths = PageCodecTier0.encodePair(points, entries, buf, otherPoints, other.entries, otherBuf);
-        encoded = Arrays.copyOf(buf, (int) (lengths >>> 32));
-        other.encoded = Arrays.copyOf(otherBuf, (int) lengths);
-        memory.retire(addr, (int) (rawBlock & HotPageTable.CLASS_MASK));
-        otherMemory.retire(otherAddr, (int) (other.rawBlock & HotPageTable.CLASS_MASK));
-    }
-
-    /**
      * Decodes the page's points into {@code dst} (tier 0: {@code entries} storage numbers; tiers
      * above: 4 ints a point), from its encoding or, while it is raw, from its block. A raw block
      * is valid for as long as the caller holds the engine's memory read lock.

@@ -136,8 +136,6 @@ public final class PageCodecTier0 {
     }
 
     private static final ThreadLocal<Coder> CODER = ThreadLocal.withInitial(Coder::new);
-    /** The second page's coder of {@link #encodePair}. */
-    private static final ThreadLocal<Coder> CODER_B = ThreadLocal.withInitial(Coder::new);
 
     private PageCodecTier0() {
     }
@@ -187,73 +185,6 @@ public final class PageCodecTier0 {
             dst[o + 3] = (byte) (v >>> 24);
         }
         return max;
-    }
-
-    /**
-     * Encodes two pages, each exactly as {@link #encode} does (the same bytes), into {@code dstA}
-     * and {@code dstB} from offset 0 (each with room for {@link #maxEncodedLength} of its count).
-     * The body of a page is a chain of range-coder steps, each waiting for the one before (a
-     * multiplication and a select on the range); coding two pages' bodies in one loop keeps two
-     * independent chains in flight, which a core overlaps.
-     *
-     * @return {@code lengthA << 32 | lengthB}
-     */
-    public static long encodePair(int[] pointsA, int countA, byte[] dstA, int[] pointsB, int countB, byte[] dstB) {
-        int maxA = maxEncodedLength(countA);
-        int maxB = maxEncodedLength(countB);
-        if (countA > pointsA.length || countB > pointsB.length || dstA.length < maxA || dstB.length < maxB) {
-            throw new IllegalArgumentException("pair of " + countA + " and " + countB + " points does not fit its arrays");
-        }
-        Coder a = CODER.get();
-        Coder b = CODER_B.get();
-        int na;
-        int nb;
-        try {
-            a.deferBody = true;
-            b.deferBody = true;
-            na = countA > 0 ? a.encodeDecimal(pointsA, countA, dstA, 0, maxA) : -1;
-            nb = countB > 0 ? b.encodeDecimal(pointsB, countB, dstB, 0, maxB) : -1;
-            if (na == Coder.BODY_PENDING && nb == Coder.BODY_PENDING) {
-                BinaryRangeCoder.encodeDecisionsPair(a, a.decisions, a.pendingDecisions, b, b.decisions,
-                        b.pendingDecisions);
-            } else if (na == Coder.BODY_PENDING) {
-                a.encodeDecisions(a.decisions, a.pendingDecisions);
-            } else if (nb == Coder.BODY_PENDING) {
-                b.encodeDecisions(b.decisions, b.pendingDecisions);
-            }
-            if (na == Coder.BODY_PENDING) {
-                na = a.finishPending();
-            }
-            if (nb == Coder.BODY_PENDING) {
-                nb = b.finishPending();
-            }
-        } finally {
-            a.deferBody = false;
-            b.deferBody = false;
-            a.buf = null;
-            b.buf = null;
-        }
-        if (na <= 0) {
-            na = writeRaw(pointsA, countA, dstA, 0);
-        }
-        if (nb <= 0) {
-            nb = writeRaw(pointsB, countB, dstB, 0);
-        }
-        return (long) na << 32 | nb;
-    }
-
-    /** The page as {@link #CODEC_RAW}; returns its length. */
-    private static int writeRaw(int[] points, int count, byte[] dst, int dstOffset) {
-        dst[dstOffset] = CODEC_RAW;
-        int o = dstOffset + 1;
-        for (int i = 0; i < count; i++, o += 4) {
-            int v = points[i];
-            dst[o] = (byte) v;
-            dst[o + 1] = (byte) (v >>> 8);
-            dst[o + 2] = (byte) (v >>> 16);
-            dst[o + 3] = (byte) (v >>> 24);
-        }
-        return 1 + 4 * count;
     }
 
     /**
@@ -913,30 +844,9 @@ public final class PageCodecTier0 {
                     return -1;
                 }
             }
-            if (deferBody) {
-                // the caller codes the decisions, beside another page's (see encodePair)
-                pendingDecisions = nd;
-                pendingStart = start;
-                pendingLimit = limit;
-                return BODY_PENDING;
-            }
             encodeDecisions(dec, nd);
             int end = finishEncoder(limit);
             return end < 0 ? -1 : end - start;
-        }
-
-        /** {@link #encodeDecimal}'s answer when {@link #deferBody} left the body's decisions to code. */
-        static final int BODY_PENDING = -2;
-        /** Whether {@link #encodeDecimal} stops before coding the body's decisions (see {@link #encodePair}). */
-        boolean deferBody;
-        private int pendingDecisions;
-        private int pendingStart;
-        private int pendingLimit;
-
-        /** Finishes a page whose body's decisions are coded: its encoded length, or -1 when it does not fit. */
-        int finishPending() {
-            int end = finishEncoder(pendingLimit);
-            return end < 0 ? -1 : end - pendingStart;
         }
 
         /**
