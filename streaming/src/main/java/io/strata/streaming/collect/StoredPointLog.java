@@ -1,5 +1,7 @@
 package io.strata.streaming.collect;
 
+import io.strata.engine.page.StorageNumber;
+
 import java.util.Arrays;
 
 /**
@@ -48,6 +50,32 @@ public final class StoredPointLog implements StoredPointSink {
         values[count] = value;
         flags[count] = storageFlags;
         count++;
+    }
+
+    /**
+     * Hands the slot to the target in one call (the engine's sink stores it as one batch, hot
+     * pages loaded ahead) and logs its points as {@link #store} would, dimension by dimension: a
+     * NaN with {@code SN_FLAG_NONE}, every other value with {@code storageFlags}.
+     */
+    @Override
+    public void storeSlot(int[] metricIds, double[] slotValues, int slotCount, long pointTimeSeconds, int updateEvery,
+                          int storageFlags) {
+        target.storeSlot(metricIds, slotValues, slotCount, pointTimeSeconds, updateEvery, storageFlags);
+        if (count + slotCount > times.length) {
+            int n = Math.max(count * 2, count + slotCount);
+            metrics = Arrays.copyOf(metrics, n);
+            times = Arrays.copyOf(times, n);
+            values = Arrays.copyOf(values, n);
+            flags = Arrays.copyOf(flags, n);
+        }
+        for (int i = 0; i < slotCount; i++) {
+            double v = slotValues[i];
+            metrics[count] = metricIds[i];
+            times[count] = pointTimeSeconds;
+            values[count] = v;
+            flags[count] = Double.isNaN(v) ? StorageNumber.SN_FLAG_NONE : storageFlags;
+            count++;
+        }
     }
 
     public int storedPoints() {

@@ -34,6 +34,48 @@ class StoredPointSinkTest {
         assertEquals(stored(dir.resolve("points"), false), stored(dir.resolve("slots"), true));
     }
 
+    /**
+     * A chart's log (every received chart stores through one) hands a slot to its target in one
+     * {@code storeSlot}, so that the engine's batch store is not lost behind it, and logs the
+     * slot's points as stores one by one would have: NaN with no flags, in dimension order.
+     */
+    @Test
+    void theLogHandsASlotOnAtOnceAndLogsItsPoints() {
+        List<String> calls = new ArrayList<>();
+        StoredPointSink target = new StoredPointSink() {
+            @Override
+            public void store(int metricId, long time, int updateEvery, double value, int flags) {
+                calls.add("store " + metricId);
+            }
+
+            @Override
+            public void storeSlot(int[] metricIds, double[] values, int count, long time, int updateEvery, int flags) {
+                calls.add("slot " + count + " at " + time);
+            }
+        };
+        StoredPointLog log = new StoredPointLog(target);
+        int[] ids = new int[DIMS];
+        double[] values = new double[DIMS];
+        List<String> expected = new ArrayList<>();
+        for (long t = T0; t < T0 + 5; t++) {
+            for (int d = 0; d < DIMS; d++) {
+                ids[d] = 100 + d;
+                values[d] = (t + d) % 4 == 0 ? Double.NaN : t * 0.5 + d;
+                expected.add(ids[d] + "@" + t + "=" + values[d] + "/"
+                        + (Double.isNaN(values[d]) ? StorageNumber.SN_FLAG_NONE : StorageNumber.SN_FLAG_RESET));
+            }
+            log.storeSlot(ids, values, DIMS, t, 1, StorageNumber.SN_FLAG_RESET);
+        }
+        assertEquals(List.of("slot 9 at " + T0, "slot 9 at " + (T0 + 1), "slot 9 at " + (T0 + 2),
+                "slot 9 at " + (T0 + 3), "slot 9 at " + (T0 + 4)), calls);
+        List<String> logged = new ArrayList<>();
+        for (int i = 0; i < log.storedPoints(); i++) {
+            logged.add(log.storedMetric(i) + "@" + log.storedTime(i) + "=" + log.storedValue(i) + "/"
+                    + log.storedFlags(i));
+        }
+        assertEquals(expected, logged);
+    }
+
     private static List<String> stored(Path dir, boolean slots) throws IOException {
         try (StorageEngine e = StorageEngine.open(EngineConfig.defaults(dir))) {
             e.metadata().upsertHost(new HostInfo(HOST, "sink-test", "linux", "UTC", 1, Map.of()));
