@@ -11,9 +11,12 @@ import java.util.UUID;
  * they were received in (Netdata lists them so); {@code systemInfo} holds the system facts the
  * host's stream handshake gave, under the names Netdata's receiver stores them
  * ({@code NETDATA_HOST_OS_ID}, {@code NETDATA_SYSTEM_KERNEL_NAME}, ...), in the order given.
+ * {@code streamKeyDigest} names the API key the host last streamed in with, as a digest (the key
+ * itself is a credential and stays out of the metadata): a parent counts its hosts per key from it
+ * after a restart; empty for a host that did not come by a stream.
  */
 public record HostInfo(UUID machineGuid, String hostname, String os, String timezone, int updateEvery,
-                       Map<String, String> labels, Map<String, String> systemInfo) {
+                       Map<String, String> labels, Map<String, String> systemInfo, String streamKeyDigest) {
     public HostInfo {
         Objects.requireNonNull(machineGuid, "machineGuid");
         Objects.requireNonNull(hostname, "hostname");
@@ -21,6 +24,13 @@ public record HostInfo(UUID machineGuid, String hostname, String os, String time
         timezone = timezone == null ? "" : timezone;
         labels = ordered(labels);
         systemInfo = ordered(systemInfo);
+        streamKeyDigest = streamKeyDigest == null ? "" : streamKeyDigest;
+    }
+
+    /** A host that did not come by a stream (no API key). */
+    public HostInfo(UUID machineGuid, String hostname, String os, String timezone, int updateEvery,
+                    Map<String, String> labels, Map<String, String> systemInfo) {
+        this(machineGuid, hostname, os, timezone, updateEvery, labels, systemInfo, "");
     }
 
     /** A host without system facts (a host defined locally, or by a stream that gave none). */
@@ -31,7 +41,7 @@ public record HostInfo(UUID machineGuid, String hostname, String os, String time
 
     /** The same host with other labels. */
     public HostInfo withLabels(Map<String, String> newLabels) {
-        return new HostInfo(machineGuid, hostname, os, timezone, updateEvery, newLabels, systemInfo);
+        return new HostInfo(machineGuid, hostname, os, timezone, updateEvery, newLabels, systemInfo, streamKeyDigest);
     }
 
     /** An unmodifiable copy keeping the iteration order of {@code m} (no null keys or values). */

@@ -54,6 +54,10 @@ final class MetadataCodec {
             b = ensure(b, 4).putInt(h.updateEvery());
             b = putMap(b, h.labels());
             b = putMap(b, h.systemInfo());
+            if (!h.streamKeyDigest().isEmpty()) {
+                // written only for a host that came by a stream: other records keep their old bytes
+                b = putString(b, h.streamKeyDigest());
+            }
         } else if (rec instanceof ChartInfo c) {
             b = put(b, (byte) TYPE_CHART);
             b = putUuid(b, c.hostGuid());
@@ -101,8 +105,10 @@ final class MetadataCodec {
                     String tz = string(p);
                     int ue = p.getInt();
                     Map<String, String> labels = map(p);
-                    // system_info came later: a record written before it ends after the labels
-                    return new HostInfo(g, host, os, tz, ue, labels, p.hasRemaining() ? map(p) : Map.of());
+                    // system_info and stream_key_digest came later: a record written before either ends
+                    // after the labels, one written before the digest after system_info
+                    Map<String, String> systemInfo = p.hasRemaining() ? map(p) : Map.of();
+                    return new HostInfo(g, host, os, tz, ue, labels, systemInfo, p.hasRemaining() ? string(p) : "");
                 }
                 case TYPE_CHART: {
                     UUID g = uuid(p);

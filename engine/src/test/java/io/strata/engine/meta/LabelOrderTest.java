@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Host and chart labels keep the order they were received in (Netdata lists them so), in memory
- * and across a reopen; a host keeps the system facts of its handshake; a host record written
- * before those facts were stored still reads.
+ * and across a reopen; a host keeps the system facts of its handshake and the digest of the API key
+ * it streamed in with; a host record written before those were stored still reads.
  */
 class LabelOrderTest {
 
@@ -96,5 +96,31 @@ class LabelOrderTest {
         byte[] old = HexFormat.of().parseHex("7766554433221100ffeeddccbbaa9988" + "02006831" + "05006c696e7578"
                 + "0300555443" + "01000000" + "0100" + "01006b" + "010076");
         assertEquals(host, MetadataCodec.decode(MetadataCodec.TYPE_HOST, ByteBuffer.wrap(old).order(ByteOrder.LITTLE_ENDIAN)));
+    }
+
+    @Test
+    void theStreamKeyDigestSurvivesAReopenAndOlderRecordsReadWithoutIt(@TempDir Path dir) throws Exception {
+        String digest = "0123456789abcdef0123456789abcdef";
+        HostInfo host = new HostInfo(HOST, "h", "linux", "UTC", 1, received(), Map.of("NETDATA_HOST_OS_ID", "debian"),
+                digest);
+        try (MetadataStore m = MetadataStore.open(FileChannelIo.INSTANCE, dir, new MetricRegistry(3), new RecoveryReport())) {
+            m.upsertHost(host);
+            // new labels keep the key the host came with
+            m.upsertHost(host.withLabels(Map.of("a", "b")));
+        }
+        try (MetadataStore m = MetadataStore.open(FileChannelIo.INSTANCE, dir, new MetricRegistry(3), new RecoveryReport())) {
+            HostInfo back = m.hosts().get(0);
+            assertEquals(digest, back.streamKeyDigest());
+            assertEquals(Map.of("a", "b"), back.labels());
+            assertEquals("debian", back.systemInfo().get("NETDATA_HOST_OS_ID"));
+        }
+        // a record written before the digest ends after system_info: it reads with none
+        ByteBuffer rec = MetadataCodec.encode(host);
+        int len = rec.order(ByteOrder.LITTLE_ENDIAN).getInt(0);
+        int digestBytes = 2 + digest.length();
+        ByteBuffer payload = ByteBuffer.wrap(rec.array(), 5, len - 1 - digestBytes).slice().order(ByteOrder.LITTLE_ENDIAN);
+        HostInfo older = (HostInfo) MetadataCodec.decode(MetadataCodec.TYPE_HOST, payload);
+        assertEquals("", older.streamKeyDigest());
+        assertEquals(host.systemInfo(), older.systemInfo());
     }
 }

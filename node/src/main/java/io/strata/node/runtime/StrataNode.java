@@ -85,6 +85,8 @@ public final class StrataNode implements Closeable {
         this.machineGuid = machineGuid;
         StreamAuthorizer authorizer = this.authorizer = new StreamAuthorizer(config.stream(), config.stream().sender().enableCompression(),
                 PARENT_CAPABILITIES, machineGuid.toString(), config.acceptStreamEverySeconds());
+        // max hosts per api key counts the hosts stored from before this start, under the key each came with
+        authorizer.countStoredHosts(engine.metadata().hosts());
         ReceiverContext rc = new ReceiverContext(engine, authorizer, new ReceiverRegistry(), ReceiverLimits.DEFAULTS,
                 stats, ReceiverContext.wallClockMicros(), receiveTimeoutSeconds(config), null);
         // a parent back without the seconds a host lost asks its peers (their query API) what they hold
@@ -336,6 +338,11 @@ public final class StrataNode implements Closeable {
 
     public ReceiverStats stats() {
         return stats;
+    }
+
+    /** The decisions on {@code STREAM} requests, with the count of hosts under each API key. */
+    public StreamAuthorizer authorizer() {
+        return authorizer;
     }
 
     public Forwarding forwarding() {

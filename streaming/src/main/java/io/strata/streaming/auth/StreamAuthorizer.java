@@ -1,11 +1,17 @@
 package io.strata.streaming.auth;
 
+import io.strata.engine.meta.HostInfo;
 import io.strata.engine.netdata.SimplePattern;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.HandshakeReplies;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.server.LogText;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collection;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -25,7 +31,8 @@ import java.util.HashSet;
  *       older one is replaced;</li>
  *   <li>the parent's own machine GUID is refused;</li>
  *   <li>(Strata's, not Netdata's) a machine GUID new to the API key is refused when the key has had
- *       {@code max hosts per api key} hosts since this parent started.</li>
+ *       {@code max hosts per api key} hosts: the hosts it brought since this parent started and,
+ *       counted at start by {@link #countStoredHosts}, the stored hosts that last streamed in with it.</li>
  * </ol>
  * The web-server level {@code [web] allow streaming from} check comes before all this and is the
  * listener's job. The child only ever sees Netdata's fixed texts; {@link Decision#logMessage()} says
@@ -107,9 +114,10 @@ public final class StreamAuthorizer {
     /** Per client address, the second of its last accepted stream (within the rate-limit window only). */
     private final HashMap<String, Long> lastAcceptedSecondByAddress = new HashMap<>();
     /**
-     * Per API key (canonical), the machine GUIDs accepted with it since this parent started, for
-     * {@code max hosts per api key}; each set holds at most that many (keys without a limit are not
-     * tracked). Guarded by itself.
+     * Per API key (by its {@link #streamKeyDigest}), the machine GUIDs that last came in with it: the
+     * stored ones counted at start and those accepted since, for {@code max hosts per api key}. A set
+     * grows past its key's limit only when the limit was lowered over stored hosts; keys without a
+     * limit get no set for new hosts. A GUID is in one set at most. Guarded by itself.
      */
     private final HashMap<String, HashSet<String>> hostsByKey = new HashMap<>();
     /** Bound on the addresses remembered; past it, stale ones are dropped and, if none is stale, new ones wait. */
@@ -258,17 +266,21 @@ public final class StreamAuthorizer {
         }
 
         long maxHosts = keySection.maxHostsPerApiKey();
-        if (maxHosts > 0) {
-            synchronized (hostsByKey) {
-                HashSet<String> hosts = hostsByKey.computeIfAbsent(key, k -> new HashSet<>());
-                if (!hosts.contains(guid)) {
-                    if (hosts.size() >= maxHosts) {
-                        return notPermitted(who, "API key [" + LogText.maskKey(key) + "] already has " + hosts.size()
-                                + " hosts, its limit (" + StreamConfig.MAX_HOSTS_PER_API_KEY + " = " + maxHosts
-                                + "; section at " + keySection.location() + "); a new machine GUID is refused"
-                                + " (remove an obsolete host with DELETE /api/v1/manage/host?host=...)");
-                    }
-                    hosts.add(guid);
+        String digest = streamKeyDigest(key);
+        synchronized (hostsByKey) {
+            HashSet<String> hosts = hostsByKey.get(digest);
+            if (hosts == null || !hosts.contains(guid)) {
+                int held = hosts == null ? 0 : hosts.size();
+                if (maxHosts > 0 && held >= maxHosts) {
+                    return notPermitted(who, "API key [" + LogText.maskKey(key) + "] already has " + held
+                            + " hosts, its limit (" + StreamConfig.MAX_HOSTS_PER_API_KEY + " = " + maxHosts
+                            + "; section at " + keySection.location() + "); a new machine GUID is refused"
+                            + " (remove an obsolete host with DELETE /api/v1/manage/host?host=...)");
+                }
+                // the host now counts under this key only, as its stored metadata will say
+                forgetHostLocked(guid);
+                if (maxHosts > 0) {
+                    hostsByKey.computeIfAbsent(digest, k -> new HashSet<>()).add(guid);
                 }
             }
         }
@@ -305,18 +317,58 @@ public final class StreamAuthorizer {
     public void forgetHost(String machineGuid) {
         String guid = Uuids.canonical(machineGuid);
         synchronized (hostsByKey) {
-            for (HashSet<String> hosts : hostsByKey.values()) {
-                hosts.remove(guid);
+            forgetHostLocked(guid);
+        }
+    }
+
+    private void forgetHostLocked(String guid) {
+        hostsByKey.values().removeIf(hosts -> hosts.remove(guid) && hosts.isEmpty());
+    }
+
+    /**
+     * Counts the hosts this parent holds from before its start under the API key each last streamed
+     * in with ({@link HostInfo#streamKeyDigest()}), so that a restart does not reset
+     * {@code max hosts per api key}. Hosts without a digest (the parent's own, or stored before the
+     * digest was) count under no key. Call once at start, before the port opens.
+     *
+     * @return how many stored hosts were counted
+     */
+    public int countStoredHosts(Collection<HostInfo> storedHosts) {
+        int counted = 0;
+        synchronized (hostsByKey) {
+            for (HostInfo h : storedHosts) {
+                if (!h.streamKeyDigest().isEmpty()) {
+                    String guid = Uuids.canonical(h.machineGuid().toString());
+                    forgetHostLocked(guid);
+                    hostsByKey.computeIfAbsent(h.streamKeyDigest(), k -> new HashSet<>()).add(guid);
+                    counted++;
+                }
             }
         }
+        return counted;
     }
 
     /** Machine GUIDs counted against {@code max hosts per api key} for this key. */
     public int hostsOfKey(String apiKey) {
         synchronized (hostsByKey) {
-            HashSet<String> hosts = hostsByKey.get(Uuids.canonical(apiKey));
+            HashSet<String> hosts = hostsByKey.get(streamKeyDigest(apiKey));
             return hosts == null ? 0 : hosts.size();
         }
+    }
+
+    /**
+     * What the metadata stores of the API key a host streamed in with ({@link HostInfo#streamKeyDigest()},
+     * docs/format/metadata.md): the lowercase hex of the first 16 bytes of the SHA-256 of the key's
+     * canonical text. The key is a credential: a copy of the metadata must not carry it.
+     */
+    public static String streamKeyDigest(String apiKey) {
+        byte[] sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256").digest(Uuids.canonical(apiKey).getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+        return HexFormat.of().formatHex(sha, 0, 16);
     }
 
     private EffectiveSettings settings(StreamRequest req, StreamConfig.KeySection key,

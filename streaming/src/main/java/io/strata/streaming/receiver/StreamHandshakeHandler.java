@@ -136,7 +136,8 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         long caps = d.negotiatedCaps();
         String who = remote + " host '" + LogText.escape(req.hostname()) + "'";
         HostInfo host = new HostInfo(guid, req.hostname(), req.os(), req.timezone(),
-                req.updateEvery() > 0 ? req.updateEvery() : 1, null, storedSystemInfo(req));
+                req.updateEvery() > 0 ? req.updateEvery() : 1, null, storedSystemInfo(req),
+                StreamAuthorizer.streamKeyDigest(req.key()));
         ReceiverRegistry.Active active = rc.registry().register(req.machineGuid(), req.hostname(), req.hops(),
                 ctx.channel(), Clocks.wallMillis());
         ParentCommands direct = new ParentCommands() {
