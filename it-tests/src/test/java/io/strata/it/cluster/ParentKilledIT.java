@@ -61,14 +61,17 @@ class ParentKilledIT {
             System.out.println("[ParentKilledIT] children streaming to parent-b after the kill of parent-a: "
                     + failoverSeconds + " s (upper bounds: the log is polled every 50 ms)");
 
-            Thread.sleep(15_000);
-            // the survivor holds everything: what came through the dead parent, and the seconds of the
-            // failover, which it replicated from the children
-            long tb = System.currentTimeMillis() / 1000 - 3;
+            // the survivor holds everything: what came through the dead parent, the seconds of the
+            // failover, which it replicated from the children, and a few seconds streamed to it since;
+            // waited for (replication of some charts may lag behind others), not slept on
+            long tb = System.currentTimeMillis() / 1000 + 3;
+            awaitSecond(tb + 3);
+            long survivorDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             for (NodeProcess c : children) {
                 for (String chart : ClusterApi.charts(c, c.name)) {
-                    ClusterChecks.same(c.name + " " + chart + " on parent-b while parent-a is down",
-                            ClusterApi.perSecond(c, c.name, chart, t0, tb), ClusterApi.perSecond(b, c.name, chart, t0, tb));
+                    ClusterChecks.waitForSame(c.name + " " + chart + " on parent-b while parent-a is down",
+                            ClusterApi.perSecond(c, c.name, chart, t0, tb), b, c.name, chart, t0, tb,
+                            survivorDeadline, false);
                 }
             }
             a.start();
@@ -108,6 +111,13 @@ class ParentKilledIT {
                     + " s: none missing, none different; " + sameBytes + " queries answered byte for byte the same by"
                     + " both parents");
             assertTrue(compared >= 2L * CHARTS * DIMENSIONS * (t1 - t0 - 2), "too few values compared: " + compared);
+        }
+    }
+
+    /** Until the wall clock has reached {@code second} (the children collect meanwhile). */
+    private static void awaitSecond(long second) throws InterruptedException {
+        while (System.currentTimeMillis() / 1000 < second) {
+            Thread.sleep(100);
         }
     }
 }
