@@ -532,6 +532,11 @@ public final class StorageEngine implements Closeable {
     }
 
 
+    /** Dirty pages whose points queries delivered since open (for tests: pages outside a range are not read). */
+    long dirtyPagesReadByQueries() {
+        return reader.dirtyPagesRead();
+    }
+
     /** Tier-0 points (gap points included) in pages sealed since open; points of hot pages are not counted yet. */
     public long pointsStored() {
         return pointsSealed.sum();
