@@ -206,7 +206,7 @@ class ReplacedParentRefilledFromPeerIT {
             long liveMissing = 0;
             long liveAfter = Math.max(liveFrom, bStartSecond - 5);
             long liveBefore = Math.min(catchUpEnd, System.currentTimeMillis() / 1000 - 3);
-            int liveCharts = full ? 5 : chartsPerChild;
+            int liveCharts = full ? Math.min(5, chartsPerChild) : chartsPerChild;
             for (String h : hosts) {
                 for (int c = 0; c < liveCharts; c++) {
                     double[][] rows = ClusterApi.perSecond(a, h, "load.chart" + c, liveAfter, liveBefore);
