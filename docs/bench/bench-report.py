@@ -110,6 +110,11 @@ FIGURES = {
         command="./mvnw -o -q -pl engine,streaming,replication,query-api,node,it-tests verify -Dtest=NoSuchTest "
                 "-Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ParentDownTenMinutesCatchUpIT "
                 "-Dstrata.bench.catchup=true -Dstrata.bench.downSeconds=600"),
+    "refill-24h": dict(
+        title="A parent with an empty disk refilled from its peer holding 24 h of 20 children x 100 metrics",
+        kind="manual", metric="caught_up_seconds", unit="s", scale=1,
+        command="./mvnw -o -q -B -pl it-tests -am verify -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false "
+                "-Dit.test=ReplacedParentRefilledFromPeerIT -Dstrata.bench.refill=true"),
     "failover": dict(
         title="Failover of a child when its parent is killed or cut off",
         kind="manual", metric="seconds", unit="s", scale=1,

@@ -41,12 +41,25 @@ final class ClusterLayout {
      */
     static NodeProcess parent(Path base, String name, String bind, int port, List<String> peers, int timeoutSeconds)
             throws IOException {
+        return parent(base, name, bind, port, peers, timeoutSeconds, "\tdbengine multihost disk space MB = 64\n");
+    }
+
+    /**
+     * A parent on 127.0.0.1 forwarding to {@code peers}, with {@code db} (lines of netdata.conf's
+     * {@code [db]}, e.g. its disk space and {@code seconds to replicate}) in place of the 64 MiB default.
+     */
+    static NodeProcess parent(Path base, String name, int port, List<Integer> peers, String db) throws IOException {
+        return parent(base, name, "127.0.0.1", port, peers.stream().map(p -> "127.0.0.1:" + p).toList(), 0, db);
+    }
+
+    private static NodeProcess parent(Path base, String name, String bind, int port, List<String> peers,
+                                      int timeoutSeconds, String db) throws IOException {
         Path dir = base.resolve(name);
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("netdata.conf"), "[global]\n"
                 + "\thostname = " + name + "\n"
                 + "[db]\n\tmode = dbengine\n\tstorage tiers = 2\n"
-                + "\tdbengine multihost disk space MB = 64\n"
+                + db
                 + "[web]\n\tbind to = " + bind + ":" + port + "\n"
                 + "[directories]\n\tcache = " + dir.resolve("cache") + "\n\tlib = " + dir.resolve("lib") + "\n");
         String destination = String.join(" ", peers);

@@ -1,5 +1,6 @@
 package io.strata.node.config;
 
+import io.strata.streaming.auth.HostDefaults;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.config.IniFile;
 
@@ -96,7 +97,9 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         for (Listener l : web.listeners()) {
             bind.add(l.address());
         }
-        StreamConfig stream = StreamConfig.from(st);
+        // netdata.conf's [db] (and [health]) keys are the defaults of stream.conf's API-key and
+        // machine sections, as in Netdata (docs/format/stream-handshake.md §4)
+        StreamConfig stream = StreamConfig.from(st, HostDefaults.fromNetdataConf(nd));
         warnings.addAll(stream.warnings());
         String trust;
         try {

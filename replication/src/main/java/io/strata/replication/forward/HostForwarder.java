@@ -290,8 +290,15 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             }
             ByteBuf out = ByteBufAllocator.DEFAULT.buffer(4096);
             boolean streams;
+            // The last attempt never starts streaming: it answers as of a second ago, which ReplayAnswer
+            // treats as a clock that moved on while answering (REND ... false, the parent asks again from
+            // where the answer ended). An answer that does not start streaming is sent whatever landed
+            // meanwhile. Dropping it instead left the parent waiting for a REND that never came: the
+            // chart's replication, and its live data on the next parent, stopped for good (a day-long
+            // refill under load lost 6 charts of 200 so).
+            long answerSecond = clock.millis() / 1000 - (attempt < REPLAY_ATTEMPTS ? 0 : 1);
             try {
-                streams = replay.write(out, chartId, start, after, before, clock.millis() / 1000, state, caps);
+                streams = replay.write(out, chartId, start, after, before, answerSecond, state, caps);
             } catch (IOException | RuntimeException e) {
                 out.release();
                 LOG.warn("STREAM {} [forward]: cannot answer REPLAY_CHART for '{}': {}", hostname, id, e.toString());
@@ -302,9 +309,13 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
                     out.release();
                     return Boolean.TRUE; // nothing to retry on this connection
                 }
-                if (stream.collections(chartId) != state.collections) {
+                if (streams && stream.collections(chartId) != state.collections) {
+                    // a collection landed while the engine was read: where live data takes over from this
+                    // answer is no longer its end; read again. An answer that does not start streaming
+                    // holds stored points only (no collection state), which a later collection leaves as
+                    // they are, and goes out as read
                     out.release();
-                    return Boolean.FALSE; // a collection landed while the engine was read: read again
+                    return Boolean.FALSE;
                 }
                 flushPending();
                 s.writeAnswer(out);
@@ -317,8 +328,6 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
                 return;
             }
         }
-        LOG.info("STREAM {} [forward]: REPLAY_CHART for '{}' kept being overtaken by live data; the parent will ask"
-                + " again", hostname, id);
     }
 
     /** The chart's collection state as of now, on the event loop, for the answer being computed. */

@@ -211,6 +211,34 @@ class HostForwarderTest {
         assertTrue(answer.startsWith("RBEGIN \"test.c\"\n"), answer);
     }
 
+    @Test
+    void anAnswerOvertakenByLiveDataIsStillSentSoThatTheChartsReplicationGoesOn() throws Exception {
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.INTERPOLATED_IEEE754);
+        written();
+        // a collection lands while every answer is read from the engine (a loaded machine, a long step)
+        stream.overtaking = true;
+
+        // a step inside the history: live data cannot change it, so it goes out as read
+        command("REPLAY_CHART \"test.c\" \"false\" " + (NOW - 40) + " " + (NOW - 30));
+        String step = onLoop(this::written);
+        assertEquals(10, step.split("RBEGIN '' ", -1).length - 1, "the step's points: " + step);
+        assertTrue(step.contains(" false " + (NOW - 40) + " " + (NOW - 30) + " "), step);
+
+        // the last step, asked to start streaming: the meeting point with live data cannot be placed,
+        // so the answer does not start streaming and the parent asks again from where it ended
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 5) + " " + NOW);
+        String last = onLoop(this::written);
+        assertTrue(last.startsWith("RBEGIN \"test.c\"\n"), "answered, not dropped: " + last);
+        assertEquals(5, last.split("RBEGIN '' ", -1).length - 1, last);
+        assertFalse(last.contains("RDSTATE"), "no collection state without streaming: " + last);
+        assertTrue(last.contains(" false " + (NOW - 5) + " " + NOW + " "), last);
+
+        // once an answer is not overtaken, streaming starts as usual
+        stream.overtaking = false;
+        command("REPLAY_CHART \"test.c\" \"true\" " + NOW + " " + NOW);
+        assertTrue(onLoop(this::written).contains(" true "), "streaming starts");
+    }
+
     /** A clock the test moves. */
     private static final class MovableClock extends Clock {
         private volatile long millis;
@@ -286,9 +314,13 @@ class HostForwarderTest {
             return replicating;
         }
 
+        /** A collection lands between any two looks at the chart. */
+        volatile boolean overtaking;
+        private long collections = 3;
+
         @Override
         public long collections(int chartId) {
-            return 3;
+            return overtaking ? ++collections : collections;
         }
 
         @Override
