@@ -31,7 +31,10 @@ final class ChaosNode {
 
     enum Kind { PARENT, CHILD, MICROMETER_CHILD, NETDATA_CHILD }
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** Made at the first request (its selector thread and descriptors), not when a node is described. */
+    private static final class Http {
+        static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    }
 
     final String name;
     final Kind kind;
@@ -230,7 +233,7 @@ final class ChaosNode {
 
     /** GET of a path of the node's API; the body of a 200, else an IOException. */
     String fetch(String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + address + ":" + port + path))
+        HttpResponse<String> r = Http.CLIENT.send(HttpRequest.newBuilder(URI.create("http://" + address + ":" + port + path))
                 .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IOException(name + " answered " + path + " with " + r.statusCode() + ": " + r.body());
