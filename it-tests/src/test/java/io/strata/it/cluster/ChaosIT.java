@@ -10,13 +10,14 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code strata chaos} at CI size: 3 parents forwarding to each other and 4 Strata children under
- * faults drawn from a seed for 3 minutes, then every sample of every child checked on every parent
- * and the same queries compared byte for byte. The default seed, 976, draws SIGKILL and restart of
- * a parent and of a child, SIGSTOP/SIGCONT of parents, a parent's disk filled, a parent restarted
- * with an empty disk, and partitions from everyone and from peers (when the machine allows
- * namespaces); it draws no clock shift, which an open finding turns into differences between parents
- * (docs/chaos.md, "Open findings"), and no SIGKILL of a child while the first parent it lists is out
+ * {@code strata chaos} at CI size: 3 parents forwarding to each other and 4 children (3 Strata
+ * nodes and a JVM application streaming through the Micrometer registry) under faults drawn from a
+ * seed for 3 minutes, then every sample of every child checked on every parent and the same
+ * queries compared byte for byte. The default seed, 976, draws SIGKILL and restart of a parent and
+ * of a child (the Micrometer application), SIGSTOP/SIGCONT of parents, a parent's disk filled, a
+ * parent restarted with an empty disk, and partitions from everyone and from peers (when the machine allows
+ * namespaces); it draws no clock shift, which can leave a parent with a gap its peers do not have
+ * (docs/chaos.md, finding 3), and no SIGKILL of a child while the first parent it lists is out
  * (once a finding, now played by ParentBackWhileChildLostItsMemoryIT).
  * {@code -Dstrata.chaos.minutes=N}, {@code -Dstrata.chaos.seed=S}, {@code -Dstrata.chaos.children=C},
  * {@code -Dstrata.chaos.netdata=true} (the last child a real Netdata 1.37.1 when installed),

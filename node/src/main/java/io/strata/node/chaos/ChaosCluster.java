@@ -14,8 +14,9 @@ import java.util.Collections;
 /**
  * The nodes of a chaos run and their configuration: parents that receive the API key and forward
  * every host to the other parents (an active-active cluster), Strata children with synthetic
- * charts, and a real Netdata 1.37.1 child when it is installed, each child listing the parents in
- * a different order.
+ * charts, a JVM application streaming through the Micrometer registry ({@link MicrometerChaosChild}),
+ * and a real Netdata 1.37.1 child when it is installed, each child listing the parents in a
+ * different order.
  */
 final class ChaosCluster {
 
@@ -26,7 +27,7 @@ final class ChaosCluster {
     static final int DIMENSIONS = 4;
 
     final List<ChaosNode> parents = new ArrayList<>();
-    /** Strata children first, then the Netdata child if any. */
+    /** Strata node children first, then the Micrometer application, then the Netdata child if any. */
     final List<ChaosNode> children = new ArrayList<>();
 
     private ChaosCluster() {
@@ -55,33 +56,41 @@ final class ChaosCluster {
         }
         boolean netdata = o.netdataChild() && NetdataAgentConfig.installed() && o.children() > 0;
         int strata = o.children() - (netdata ? 1 : 0);
+        // the last child Strata runs is the Micrometer application, when a Strata node child remains
+        int micrometer = strata >= 2 ? strata - 1 : -1;
         for (int i = 0; i < o.children(); i++) {
             boolean real = netdata && i == o.children() - 1;
+            boolean app = i == micrometer;
             String[] at = net.place("c" + (i + 1));
             List<String> order = new ArrayList<>();
             for (int p : parentOrder(i, o.parents())) {
                 order.add(parentPlaces.get(p)[1] + ":" + parentPlaces.get(p)[2]);
             }
-            String name = real ? "chaos-netdata-child" : "chaos-child-" + (i + 1);
+            String name = real ? "chaos-netdata-child" : app ? "chaos-micrometer-child" : "chaos-child-" + (i + 1);
             Path dir = base.resolve(name);
             int port = Integer.parseInt(at[2]);
             if (real) {
                 new NetdataAgentConfig(dir, name, at[1], port)
                         .sendTo(order, API_KEY, TIMEOUT_SECONDS, true, false)
                         .write();
+            } else if (app) {
+                Files.createDirectories(dir);
+                Files.writeString(dir.resolve("stream.conf"), senderStreamConf(order));
             } else {
                 writeChild(dir, name, at[1], port, order);
             }
-            c.children.add(new ChaosNode(name, real ? ChaosNode.Kind.NETDATA_CHILD : ChaosNode.Kind.CHILD, dir, at[1],
-                    port, at[0], childJava, Duration.ofMinutes((long) Math.ceil(o.minutes()) + 60)));
+            ChaosNode.Kind kind = real ? ChaosNode.Kind.NETDATA_CHILD : app ? ChaosNode.Kind.MICROMETER_CHILD
+                    : ChaosNode.Kind.CHILD;
+            c.children.add(new ChaosNode(name, kind, dir, at[1], port, at[0], childJava,
+                    Duration.ofMinutes((long) Math.ceil(o.minutes()) + 60)));
         }
         assert strata == c.strataChildren().size();
         return c;
     }
 
-    /** The children Strata runs (the faults' targets). */
+    /** The children Strata runs, node children and the Micrometer application (the faults' targets). */
     List<ChaosNode> strataChildren() {
-        return children.stream().filter(n -> n.kind == ChaosNode.Kind.CHILD).toList();
+        return children.stream().filter(n -> n.kind != ChaosNode.Kind.NETDATA_CHILD).toList();
     }
 
     List<ChaosNode> all() {
@@ -147,11 +156,16 @@ final class ChaosCluster {
                 + "[directories]\n\tcache = " + dir.resolve("cache") + "\n\tlib = " + dir.resolve("lib") + "\n"
                 + "[strata]\n\tsynthetic charts = " + CHARTS + "\n\tsynthetic dimensions per chart = " + DIMENSIONS
                 + "\n[plugins]\n\tproc = no\n");
-        Files.writeString(dir.resolve("stream.conf"), "[stream]\n\tenabled = yes\n"
+        Files.writeString(dir.resolve("stream.conf"), senderStreamConf(parents));
+    }
+
+    /** A child's stream.conf: the parents in its order. */
+    private static String senderStreamConf(List<String> parents) {
+        return "[stream]\n\tenabled = yes\n"
                 + "\tdestination = " + String.join(" ", parents) + "\n"
                 + "\tapi key = " + API_KEY + "\n"
                 + "\treconnect delay seconds = 1\n"
-                + "\ttimeout seconds = " + TIMEOUT_SECONDS + "\n");
+                + "\ttimeout seconds = " + TIMEOUT_SECONDS + "\n";
     }
 
     /**

@@ -23,15 +23,18 @@ import java.util.stream.Stream;
 
 /**
  * One node of the chaos cluster in a process of its own: a Strata node ({@code strata node --config
- * DIR}, with the JVM command line of the process running the chaos) or a real Netdata 1.37.1
- * child. On 127.0.0.1, or inside a network namespace of a {@link ChaosNetwork}. Its output goes to
+ * DIR}, with the JVM command line of the process running the chaos), the Micrometer application
+ * ({@link MicrometerChaosChild}, the same JVM command line) or a real Netdata 1.37.1 child. On 127.0.0.1, or inside a network namespace of a {@link ChaosNetwork}. Its output goes to
  * {@code DIR/node.log}.
  */
 final class ChaosNode {
 
-    enum Kind { PARENT, CHILD, NETDATA_CHILD }
+    enum Kind { PARENT, CHILD, MICROMETER_CHILD, NETDATA_CHILD }
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** Made at the first request (its selector thread and descriptors), not when a node is described. */
+    private static final class Http {
+        static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    }
 
     final String name;
     final Kind kind;
@@ -93,8 +96,15 @@ final class ChaosNode {
             if (clockOffsetSeconds != 0) {
                 cmd.add("-D" + CollectionClock.OFFSET_PROPERTY + "=" + clockOffsetSeconds);
             }
-            cmd.addAll(javaCommand.subList(1, javaCommand.size()));
-            cmd.addAll(List.of("node", "--config", dir.toString()));
+            if (kind == Kind.MICROMETER_CHILD) {
+                // the same JVM and class path, the application's main class instead of StrataMain
+                cmd.addAll(javaCommand.subList(1, javaCommand.size() - 1));
+                cmd.addAll(List.of(MicrometerChaosChild.class.getName(), dir.toString(), name, address,
+                        String.valueOf(port)));
+            } else {
+                cmd.addAll(javaCommand.subList(1, javaCommand.size()));
+                cmd.addAll(List.of("node", "--config", dir.toString()));
+            }
         }
         this.clockOffsetSeconds = clockOffsetSeconds;
         starts++;
@@ -223,7 +233,7 @@ final class ChaosNode {
 
     /** GET of a path of the node's API; the body of a 200, else an IOException. */
     String fetch(String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + address + ":" + port + path))
+        HttpResponse<String> r = Http.CLIENT.send(HttpRequest.newBuilder(URI.create("http://" + address + ":" + port + path))
                 .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IOException(name + " answered " + path + " with " + r.statusCode() + ": " + r.body());

@@ -23,7 +23,8 @@ import java.util.SortedSet;
  * </ul>
  * Excepted, counted apart with their reason: the seconds of a child's clock shift (a child restarted
  * with its clock ahead stamps seconds that its next life collects again: its own engine refuses them
- * the second time, its stream still carries them; docs/chaos.md, finding 3) and a child's last second
+ * the second time and does not stream them, so a parent that lacked the first life's seconds holds a
+ * gap there; docs/chaos.md, finding 3) and a child's last second
  * before its SIGKILL (which it may not have sent).
  */
 final class ReplicaCheck {
@@ -274,7 +275,7 @@ final class ReplicaCheck {
         for (long[] s : h.shifts()) {
             if (t >= s[0] - SHIFT_MARGIN_SECONDS && t <= s[1] + Math.abs(s[2]) + SHIFT_MARGIN_SECONDS) {
                 return "collected around the child's clock shift (its lives stamp the same seconds twice: its engine"
-                        + " keeps the first, its stream carries both; docs/chaos.md, finding 3)";
+                        + " keeps the first; a parent that lacked it holds a gap; docs/chaos.md, finding 3)";
             }
         }
         return null;

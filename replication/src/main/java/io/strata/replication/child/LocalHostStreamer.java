@@ -60,6 +60,14 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
      * started its streaming covered; a collection up to it is in that answer, not in the stream.
      */
     private long[] answeredUpTo = new long[0];
+    /**
+     * Per chart, the chart's last collected time (µs) the parent's timeline is at: that of the
+     * replication answer that started its streaming, then of the last collection streamed. A
+     * collection streamed in {@code BEGIN} carries the time since then, so that the collections
+     * not streamed (refused by this node's engine) add their time to the next one streamed and the
+     * parent's timeline stays this node's. 0: not known (no answer), the collector's own time is sent.
+     */
+    private long[] streamedUpTo = new long[0];
     /** Answers that start streaming but are overtaken by a collection are computed again this often at most. */
     private static final int ANSWER_ATTEMPTS = 5;
     private volatile SenderSession session;
@@ -129,6 +137,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         synchronized (this) {
             streaming = flags;
             answeredUpTo = new long[max];
+            streamedUpTo = new long[max];
         }
         caps = capabilities;
         firstCollectionWaitUntil = 0;
@@ -171,7 +180,11 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         if (chartId >= answeredUpTo.length) {
             answeredUpTo = Arrays.copyOf(answeredUpTo, Math.max(chartId + 1, answeredUpTo.length * 2));
         }
+        if (chartId >= streamedUpTo.length) {
+            streamedUpTo = Arrays.copyOf(streamedUpTo, Math.max(chartId + 1, streamedUpTo.length * 2));
+        }
         answeredUpTo[chartId] = answeredUpToUt;
+        streamedUpTo[chartId] = answeredUpToUt;
         flags.set(chartId, 1);
     }
 
@@ -300,6 +313,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         session = null;
         streaming = new AtomicIntegerArray(0);
         answeredUpTo = new long[0];
+        streamedUpTo = new long[0];
     }
 
     @Override
@@ -332,15 +346,26 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
                     && charts.chartLastCollectedUt(c.chartId()) <= answeredUpTo[c.chartId()]) {
                 continue; // this collection is in the answer that started the chart's streaming
             }
+            if (c.refused()) {
+                // this node's engine holds other values for these seconds (an earlier life's, its
+                // clock ahead): a parent lacking them would store this collection's instead
+                continue;
+            }
             if (out == null) {
                 out = ByteBufAllocator.DEFAULT.buffer(16 * 1024);
             }
+            long collectedUt = charts.chartLastCollectedUt(c.chartId());
             if (Capabilities.has(caps, Capabilities.INTERPOLATED)) {
                 // what this collection stored, as stored: the parent does not interpolate again
                 stream.writeInterpolated(out, c.chartId(), caps, clock.millis() / 1000, c.collected(), c.stored());
             } else {
-                stream.writeCollection(out, c.chartId(), c.microsecondsSinceLastCollection(), c.collected(),
-                        c.updated());
+                long since = c.chartId() < streamedUpTo.length ? streamedUpTo[c.chartId()] : 0;
+                long micros = since != 0 && collectedUt > since ? collectedUt - since
+                        : c.microsecondsSinceLastCollection();
+                stream.writeCollection(out, c.chartId(), micros, c.collected(), c.updated());
+            }
+            if (c.chartId() < streamedUpTo.length) {
+                streamedUpTo[c.chartId()] = collectedUt;
             }
         }
         if (out != null) {

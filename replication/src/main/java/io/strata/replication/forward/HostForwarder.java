@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -109,6 +110,9 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             // redefined: the parent gets the new definition with the chart's next data
             wire.forgetDefinition(chartId);
             streaming.clear(chartId);
+            if (chartId < forwardedUpTo.length) {
+                forwardedUpTo[chartId] = 0;
+            }
         }
         matched.clear(chartId);
     }
@@ -198,7 +202,26 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         }
     }
 
+    /**
+     * Per chart, the chart's last collected time (µs) the next parent's timeline is at: that of
+     * the replication answer that started its streaming, then of the last collection forwarded. A
+     * forwarded {@code BEGIN} carries the time since then, so that collections not forwarded
+     * (refused by this parent's engine) add their time to the next one forwarded. 0: not known.
+     */
+    private long[] forwardedUpTo = new long[0];
+
+    private void forwardedUpTo(int chartId, long collectedUt) {
+        if (chartId >= forwardedUpTo.length) {
+            forwardedUpTo = Arrays.copyOf(forwardedUpTo, Math.max(chartId + 1, forwardedUpTo.length * 2));
+        }
+        forwardedUpTo[chartId] = collectedUt;
+    }
+
     private void writeCollection(int chartId) {
+        if (stream.lastCollectionRefused(chartId)) {
+            // this parent holds other values for these seconds: a parent lacking them would store these
+            return;
+        }
         // a copy per collection: the wire's order may change with a redefinition on another thread
         int[] metrics = wire.definedMetrics(chartId);
         int n = metrics.length;
@@ -212,9 +235,13 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             wire.writeInterpolated(pending(), chartId, caps, clock.millis() / 1000, scratchValues,
                     stream.storedPoints(chartId));
         } else {
-            wire.writeCollection(pending(), chartId, stream.microsecondsSinceLastCollection(chartId), scratchValues,
-                    scratchUpdated);
+            long collectedUt = stream.chartLastCollectedUt(chartId);
+            long since = chartId < forwardedUpTo.length ? forwardedUpTo[chartId] : 0;
+            long micros = since != 0 && collectedUt > since ? collectedUt - since
+                    : stream.microsecondsSinceLastCollection(chartId);
+            wire.writeCollection(pending(), chartId, micros, scratchValues, scratchUpdated);
         }
+        forwardedUpTo(chartId, stream.chartLastCollectedUt(chartId));
     }
 
     // ---- the forwarding connection (sender thread) ----------------------------------------------
@@ -232,6 +259,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
             session = s;
             caps = capabilities;
             streaming.clear();
+            forwardedUpTo = new long[0];
             wire.forgetDefinitions();
             ByteBuf out = pending();
             wire.writeHostPreamble(out, capabilities);
@@ -321,6 +349,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
                 s.writeAnswer(out);
                 if (streams) {
                     streaming.set(chartId);
+                    forwardedUpTo(chartId, stream.chartLastCollectedUt(chartId));
                 }
                 return Boolean.TRUE;
             });
@@ -349,6 +378,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         onLoop(() -> {
             session = null;
             streaming.clear();
+            forwardedUpTo = new long[0];
             if (pending != null) {
                 pending.release();
                 pending = null;

@@ -157,6 +157,55 @@ class HostForwarderTest {
         assertEquals("BEGIN \"test.c\" 1000000\nSET \"a\" = 7\nSET \"b\" = 8\nEND\n", live);
     }
 
+    /**
+     * A collection this parent's engine refused (it holds other values for those seconds: a
+     * child's earlier life, its clock ahead) is not forwarded, since a parent lacking those
+     * seconds would store it (docs/chaos.md, finding 3); the next one forwarded carries its time,
+     * so that the next parent's timeline stays the child's.
+     */
+    @Test
+    void aCollectionRefusedHereIsNotForwardedAndTheNextCarriesItsTime() throws Exception {
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.INTERPOLATED_IEEE754);
+        written();
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 5) + " " + NOW);
+        assertTrue(written().startsWith("RBEGIN \"test.c\"\n"));
+
+        stream.chartLastCollectedUt = (NOW + 1) * 1_000_000L;
+        stream.refused = true;
+        onLoop(() -> {
+            forwarder.chartCollected(chart);
+            forwarder.readComplete();
+            return null;
+        });
+        assertEquals("", written(), "a refused collection is not forwarded");
+
+        stream.chartLastCollectedUt = (NOW + 2) * 1_000_000L;
+        stream.refused = false;
+        onLoop(() -> {
+            forwarder.chartCollected(chart);
+            forwarder.readComplete();
+            return null;
+        });
+        assertEquals("BEGIN \"test.c\" 2000000\nSET \"a\" = 7\nSET \"b\" = 8\nEND\n", written(),
+                "the next carries the time since the last one forwarded");
+    }
+
+    @Test
+    void aCollectionRefusedHereIsNotForwardedInTheInterpolatedFormsEither() throws Exception {
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
+        written();
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 5) + " " + NOW);
+        written();
+        stream.chartLastCollectedUt = (NOW + 1) * 1_000_000L;
+        stream.refused = true;
+        onLoop(() -> {
+            forwarder.chartCollected(chart);
+            forwarder.readComplete();
+            return null;
+        });
+        assertEquals("", written(), "a refused collection is not forwarded");
+    }
+
     @Test
     void aNetdata2ParentGetsWhatWasStoredHereInTheInterpolatedForms() throws Exception {
         forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
@@ -277,6 +326,9 @@ class HostForwarderTest {
         volatile int[] chartIds = new int[0];
         volatile boolean replicating;
         volatile StreamAuthorizer.EffectiveSettings settings;
+        /** The chart's last collection: when, and whether this parent's engine refused it. */
+        volatile long chartLastCollectedUt = NOW * 1_000_000L;
+        volatile boolean refused;
 
         @Override
         public UUID machineGuid() {
@@ -329,6 +381,11 @@ class HostForwarderTest {
         }
 
         @Override
+        public boolean lastCollectionRefused(int chartId) {
+            return refused;
+        }
+
+        @Override
         public void collectedValues(int chartId, int[] metrics, long[] values, boolean[] updated) {
             for (int i = 0; i < metrics.length; i++) {
                 values[i] = 7 + i;
@@ -368,7 +425,7 @@ class HostForwarderTest {
 
         @Override
         public long chartLastCollectedUt(int chartId) {
-            return NOW * 1_000_000L;
+            return chartLastCollectedUt;
         }
 
         @Override

@@ -7,6 +7,7 @@ import io.strata.engine.meta.HostInfo;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.streaming.collect.Algorithm;
 import io.strata.streaming.collect.ChartCollector;
+import io.strata.streaming.collect.CountingEngineSink;
 import io.strata.streaming.collect.StoredPointLog;
 import io.strata.streaming.collect.StoredPointSink;
 import io.strata.streaming.sender.HostStreamWriter;
@@ -36,6 +37,8 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
         final boolean[] updated;
         long lastCollectionMicros;
         long microsSinceLast;
+        /** The last collection offered points and the engine stored none of them. */
+        boolean refused;
         /**
          * Odd while a collection of the chart is being computed and stored, even between
          * collections (a sequence lock's version; one writer, the collecting thread): the state a
@@ -72,6 +75,18 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
             return updated;
         }
 
+        /**
+         * Whether the engine refused every point the last collection offered (none was after its
+         * metric's last stored point: an earlier life of this node stored those seconds, its clock
+         * ahead). A refused collection is not streamed: its values are not the ones this node
+         * holds for those seconds, and a parent lacking them would store them (docs/chaos.md,
+         * finding 3). A collection that offered no point (the chart's first, or one within the
+         * slot of the previous) is not refused.
+         */
+        public boolean refused() {
+            return refused;
+        }
+
         /** The points the last collection stored (what BEGIN2/SET2 carry). */
         public StoredPointLog stored() {
             return stored;
@@ -94,6 +109,7 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
     private final StorageEngine engine;
     private final HostInfo host;
     private final StoredPointSink sink;
+    private final CountingEngineSink counting;
     private final List<Chart> charts = new CopyOnWriteArrayList<>();
     /** Indexed by engine chart id (sparse: other hosts' charts are null). */
     private volatile Chart[] byChartId = new Chart[0];
@@ -111,7 +127,8 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
         this.engine = engine;
         this.host = host;
         engine.metadata().upsertHost(host);
-        this.sink = wrap.apply(StoredPointSink.into(engine));
+        this.counting = new CountingEngineSink(engine);
+        this.sink = wrap.apply(counting);
     }
 
     public HostInfo host() {
@@ -169,7 +186,9 @@ public final class LocalCharts implements HostStreamWriter.CollectionState {
         c.collectionVersion++;
         VarHandle.storeStoreFence();
         try {
+            counting.startCounting();
             collectInto(c, values, updated, nowMicros);
+            c.refused = counting.refusedAll();
         } finally {
             c.collectionVersion++;
         }

@@ -17,6 +17,11 @@ final class ReceivedChart {
     /** The engine's id of the chart ({@code MetadataStore.upsertChart}). */
     int chartId = -1;
     final ChartCollector collector;
+    /**
+     * The latest collection offered points and the engine stored none (this parent holds other
+     * values for those seconds): a forwarder does not forward it.
+     */
+    boolean refused;
     /** What the chart's latest collection (BEGIN..END or BEGIN2..END2) stored, for a forwarder. */
     final StoredPointLog stored;
     final ByteKeyIndex dimensions = new ByteKeyIndex();

@@ -87,6 +87,14 @@ public interface ReceivedStreamListener {
         long microsecondsSinceLastCollection(int chartId);
 
         /**
+         * Whether the engine refused every point of the chart's last collection (this node holds
+         * other values for those seconds; a collection that offered none is not refused): a forwarder
+         * does not forward such a collection, since a parent lacking those seconds would store
+         * values this node does not hold (docs/chaos.md, finding 3). Event loop only.
+         */
+        boolean lastCollectionRefused(int chartId);
+
+        /**
          * The last collection of the chart: for each engine metric of {@code metrics}, its raw
          * collected value and whether it was set in that collection (false for a metric the stream
          * does not define). Event loop only.

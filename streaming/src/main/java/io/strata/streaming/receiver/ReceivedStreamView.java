@@ -78,6 +78,12 @@ final class ReceivedStreamView implements ReceivedStreamListener.ReceivedStream 
     }
 
     @Override
+    public boolean lastCollectionRefused(int chartId) {
+        ReceivedChart c = parser.byChartId(chartId);
+        return c != null && c.refused;
+    }
+
+    @Override
     public StoredPointLog storedPoints(int chartId) {
         ReceivedChart c = parser.byChartId(chartId);
         return c == null ? StoredPointLog.EMPTY : c.stored;

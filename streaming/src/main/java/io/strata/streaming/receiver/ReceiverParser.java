@@ -7,7 +7,7 @@ import io.strata.engine.meta.HostInfo;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.engine.page.StorageNumber;
 import io.strata.streaming.collect.Algorithm;
-import io.strata.streaming.collect.StoredPointSink;
+import io.strata.streaming.collect.CountingEngineSink;
 import io.strata.streaming.wire.AsciiNumbers;
 import io.strata.streaming.wire.LineSplitter;
 import io.strata.streaming.wire.LineTokenizer;
@@ -89,7 +89,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private final ReceiverStats stats;
     private final LongSupplier nowMicros;
     private final FunctionResults functionResults;
-    private final StoredPointSink sink;
+    private final CountingEngineSink sink;
 
     private final UUID hostGuid;
     private HostInfo host;
@@ -145,7 +145,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         this.nowMicros = nowMicros;
         this.functionResults = functionResults;
         this.hostGuid = host.machineGuid();
-        this.sink = StoredPointSink.into(engine);
+        this.sink = new CountingEngineSink(engine);
         HostInfo known = knownHost(host.machineGuid());
         // A reconnecting host keeps the labels it had until it sends new ones.
         this.host = known != null && host.labels().isEmpty()
@@ -417,6 +417,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.stored.clear();
         c.nextDimension = 0;
         Arrays.fill(c.updated, 0, c.dimensionCount(), false);
+        sink.startCounting();
         c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
     }
 
@@ -525,6 +526,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             // a time the engine cannot hold (past 2106, or a chart pushed there by the child's durations)
             throw error("END: " + outOfRange.getMessage(), b, s, e);
         }
+        c.refused = sink.refusedAll();
         c.collections++;
         observer.chartCollected(c.chartId);
         if (samplesSinceReport > 0) {
@@ -579,6 +581,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.interpolated = true;
         c.stored.clear();
         Arrays.fill(c.updated, 0, c.dimensionCount(), false);
+        sink.startCounting();
         c.collector.interpolatedBegin((int) updateEvery, endTime);
     }
 
@@ -634,6 +637,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         }
         c.collecting = false;
         c.interpolated = false;
+        c.refused = sink.refusedAll();
         c.collections++;
         observer.chartCollected(c.chartId);
         if (samplesSinceReport > 0) {

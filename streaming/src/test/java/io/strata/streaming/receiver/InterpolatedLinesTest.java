@@ -67,6 +67,42 @@ class InterpolatedLinesTest {
         }
     }
 
+    /**
+     * A collection whose every point the engine refused (this parent holds those seconds already)
+     * is marked, so that a forwarder does not send it on (docs/chaos.md, finding 3); one that
+     * stored a point is not.
+     */
+    @Test
+    void aCollectionTheEngineRefusedIsMarkedForTheForwarder() throws Exception {
+        try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir))) {
+            ReceiverParser p = parser(engine, new ReceiverStats());
+            feed(p, DEFINITION
+                    + "BEGIN2 'system.cpu' #B #BnRWDA #\n"
+                    + "SET2 'user' #BA @EAVAAAAAAAA A\n"
+                    + "SET2 'system' #M # A\n"
+                    + "END2\n"
+                    + "BEGIN2 'system.cpu' #B #BnRWDB #\n"
+                    + "SET2 'user' #BB # A\n"
+                    + "SET2 'system' #N # A\n"
+                    + "END2\n");
+            ReceivedChart c = p.byChartId(engine.metadata().chartId(GUID, "system.cpu"));
+            assertTrue(!c.refused, "stored");
+            // T again: both points are refused (not after the metrics' last stored point)
+            feed(p, "BEGIN2 'system.cpu' #B #BnRWDA #\n"
+                    + "SET2 'user' #BC # A\n"
+                    + "SET2 'system' #O # A\n"
+                    + "END2\n");
+            assertTrue(c.refused, "every point refused");
+            assertEquals("1732600000=5.25,1732600001=65.0", stored(engine, "user"));
+            // T + 2: stored again
+            feed(p, "BEGIN2 'system.cpu' #B #BnRWDC #\n"
+                    + "SET2 'user' #BD # A\n"
+                    + "SET2 'system' #P # A\n"
+                    + "END2\n");
+            assertTrue(!c.refused, "stored");
+        }
+    }
+
     @Test
     void hexAndDecimalFormsMeanTheSame() throws Exception {
         try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir))) {
