@@ -1,17 +1,10 @@
 package io.strata.engine;
 
-import io.strata.engine.io.FileChannelIo;
-import io.strata.engine.io.FileHandle;
-import io.strata.engine.io.ForwardingFileHandle;
-import io.strata.engine.io.ForwardingFileIo;
-import io.strata.engine.io.FileIo.OpenMode;
 import io.strata.engine.page.StorageNumber;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -35,47 +28,9 @@ class DirtyPagesInRangeQueryTest {
     /** The first second that waits in a dirty page (past the flush and the page sealed with it). */
     private static final long DIRTY_FROM = T0 + 3_000;
 
-    /** Holds every write after {@link #close()} until {@link #open()}; signals the first one held. */
-    private static final class GatedIo extends ForwardingFileIo {
-        volatile CountDownLatch gate = new CountDownLatch(0);
-        final CountDownLatch held = new CountDownLatch(1);
-
-        GatedIo() {
-            super(FileChannelIo.INSTANCE);
-        }
-
-        void close() {
-            gate = new CountDownLatch(1);
-        }
-
-        void open() {
-            gate.countDown();
-        }
-
-        @Override
-        public FileHandle open(Path path, OpenMode mode) throws IOException {
-            return new ForwardingFileHandle(delegate.open(path, mode)) {
-                @Override
-                public int write(ByteBuffer src, long position) throws IOException {
-                    CountDownLatch g = gate;
-                    if (g.getCount() > 0) {
-                        held.countDown();
-                        try {
-                            g.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new IOException("interrupted", e);
-                        }
-                    }
-                    return delegate.write(src, position);
-                }
-            };
-        }
-    }
-
     @Test
     void shortQueriesReadOnlyTheDirtyPagesTheirRangeReaches(@TempDir Path dir) throws Exception {
-        GatedIo io = new GatedIo();
+        WriteGatedIo io = new WriteGatedIo();
         EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1).withFlushMaxAgeMillis(1).withIo(io);
         StorageEngine e = StorageEngine.open(cfg);
         try {

@@ -1,16 +1,9 @@
 package io.strata.engine;
 
-import io.strata.engine.io.FileChannelIo;
-import io.strata.engine.io.FileHandle;
-import io.strata.engine.io.ForwardingFileHandle;
-import io.strata.engine.io.ForwardingFileIo;
-import io.strata.engine.io.FileIo.OpenMode;
 import io.strata.engine.page.StorageNumber;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -32,47 +25,9 @@ class RawDirtyPagesQueryTest {
 
     private static final long T0 = 1_700_000_000L;
 
-    /** Holds every write after {@link #close()} until {@link #open()}; signals the first one held. */
-    private static final class GatedIo extends ForwardingFileIo {
-        volatile CountDownLatch gate = new CountDownLatch(0);
-        final CountDownLatch held = new CountDownLatch(1);
-
-        GatedIo() {
-            super(FileChannelIo.INSTANCE);
-        }
-
-        void close() {
-            gate = new CountDownLatch(1);
-        }
-
-        void open() {
-            gate.countDown();
-        }
-
-        @Override
-        public FileHandle open(Path path, OpenMode mode) throws IOException {
-            return new ForwardingFileHandle(delegate.open(path, mode)) {
-                @Override
-                public int write(ByteBuffer src, long position) throws IOException {
-                    CountDownLatch g = gate;
-                    if (g.getCount() > 0) {
-                        held.countDown();
-                        try {
-                            g.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            throw new IOException("interrupted", e);
-                        }
-                    }
-                    return delegate.write(src, position);
-                }
-            };
-        }
-    }
-
     @Test
     void queriesReadRawDirtyPagesExactlyOnce(@TempDir Path dir) throws Exception {
-        GatedIo io = new GatedIo();
+        WriteGatedIo io = new WriteGatedIo();
         EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1).withFlushMaxAgeMillis(1).withIo(io);
         StorageEngine e = StorageEngine.open(cfg);
         try {
@@ -104,7 +59,7 @@ class RawDirtyPagesQueryTest {
 
     @Test
     void collectorsEncodeTheirPagesOnceTheFlusherIsFarBehind(@TempDir Path dir) throws Exception {
-        GatedIo io = new GatedIo();
+        WriteGatedIo io = new WriteGatedIo();
         EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1).withFlushMaxAgeMillis(1).withIo(io);
         StorageEngine e = StorageEngine.open(cfg);
         try {
@@ -131,7 +86,7 @@ class RawDirtyPagesQueryTest {
     }
 
     /** Lets the flusher go, waits until every page is on disk, and checks every point again. */
-    private static void releaseFlushAndCheck(StorageEngine e, GatedIo io, int[] ids, long seconds) throws Exception {
+    private static void releaseFlushAndCheck(StorageEngine e, WriteGatedIo io, int[] ids, long seconds) throws Exception {
         io.open();
         e.flush();
         assertEquals(0, e.pendingPages());

@@ -1,9 +1,5 @@
 package io.strata.node.runtime;
 
-import io.micrometer.core.instrument.Clock;
-import io.micrometer.core.instrument.Gauge;
-import io.strata.micrometer.EmbeddedChild;
-import io.strata.micrometer.StrataMeterRegistry;
 import io.strata.node.config.NodeConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,7 +45,7 @@ class HostLimitAcrossRestartTest {
                 + "\tmax hosts per api key = 1\n");
         try (StrataNode parent = NodeRoles.start(NodeConfig.load(pconf), null)) {
             String base = "http://127.0.0.1:" + parent.listening().get(0).getPort();
-            try (App first = child("first-app", streamConf(parent, KEY))) {
+            try (GaugeApp first = child("first-app", streamConf(parent, KEY))) {
                 waitFor("first-app streams", () -> parent.receivers().connected() == 1
                         && mirrored(base).contains("\"first-app\""));
             }
@@ -62,19 +57,19 @@ class HostLimitAcrossRestartTest {
             assertEquals(0, parent.authorizer().hostsOfKey(OTHER_KEY), "hosts counted under the other key at start");
 
             // a new machine GUID is over the key's limit of one: refused, the stored host stays
-            try (App second = child("second-app", streamConf(parent, KEY))) {
+            try (GaugeApp second = child("second-app", streamConf(parent, KEY))) {
                 waitFor("second-app's handshake is answered", () -> parent.stats().connectionsRefused.sum() > 0
                         || mirrored(base).contains("\"second-app\""));
                 assertFalse(mirrored(base).contains("\"second-app\""), "a second host under a key limited to one");
                 assertEquals(0, parent.receivers().connected());
             }
             // the host the key holds comes back (same directory: same machine GUID)
-            try (App first = child("first-app", streamConf(parent, KEY))) {
+            try (GaugeApp first = child("first-app", streamConf(parent, KEY))) {
                 waitFor("first-app streams again", () -> parent.receivers().connected() == 1);
             }
             waitFor("the first child's stream ends", () -> parent.receivers().connected() == 0);
             // the other key has its own count
-            try (App third = child("third-app", streamConf(parent, OTHER_KEY))) {
+            try (GaugeApp third = child("third-app", streamConf(parent, OTHER_KEY))) {
                 waitFor("third-app streams under the other key", () -> parent.receivers().connected() == 1
                         && mirrored(base).contains("\"third-app\""));
             }
@@ -87,44 +82,8 @@ class HostLimitAcrossRestartTest {
                 + "\n\tapi key = " + key + "\n";
     }
 
-    /** An application streaming one gauge through an embedded child; closing it ends the stream. */
-    private static final class App implements AutoCloseable {
-        final EmbeddedChild child;
-        final StrataMeterRegistry registry;
-
-        App(EmbeddedChild child, StrataMeterRegistry registry) {
-            this.child = child;
-            this.registry = registry;
-        }
-
-        @Override
-        public void close() throws Exception {
-            try {
-                registry.close();
-            } finally {
-                child.close();
-            }
-        }
-    }
-
-    private App child(String name, String streamConf) throws Exception {
-        EmbeddedChild child = EmbeddedChild.open(tmp.resolve(name), name, 1, streamConf);
-        StrataMeterRegistry registry = null;
-        try {
-            registry = new StrataMeterRegistry(child, "app", Clock.SYSTEM);
-            AtomicInteger queue = new AtomicInteger(42);
-            Gauge.builder("queue.size", queue, AtomicInteger::get).register(registry);
-            registry.defineNow();
-            child.connect();
-            registry.startPublishing();
-            return new App(child, registry);
-        } catch (Exception | Error e) {
-            if (registry != null) {
-                registry.close();
-            }
-            child.close();
-            throw e;
-        }
+    private GaugeApp child(String name, String streamConf) throws Exception {
+        return GaugeApp.open(tmp, name, streamConf);
     }
 
     private String mirrored(String base) throws Exception {

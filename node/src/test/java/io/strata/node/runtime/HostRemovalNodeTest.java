@@ -1,9 +1,5 @@
 package io.strata.node.runtime;
 
-import io.micrometer.core.instrument.Clock;
-import io.micrometer.core.instrument.Gauge;
-import io.strata.micrometer.EmbeddedChild;
-import io.strata.micrometer.StrataMeterRegistry;
 import io.strata.node.config.NodeConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,7 +43,7 @@ class HostRemovalNodeTest {
             String base = "http://127.0.0.1:" + parent.listening().get(0).getPort();
             String streamConf = "[stream]\n\tenabled = yes\n\tdestination = 127.0.0.1:"
                     + parent.listening().get(0).getPort() + "\n\tapi key = " + KEY + "\n";
-            try (App first = child("first-app", streamConf)) {
+            try (GaugeApp first = child("first-app", streamConf)) {
                 waitFor("first-app streams", () -> parent.receivers().connected() == 1
                         && mirrored(base).contains("\"first-app\""));
                 HttpResponse<String> live = send("DELETE", base + "/api/v1/manage/host?host=first-app");
@@ -67,7 +62,7 @@ class HostRemovalNodeTest {
             assertEquals("This netdata does not maintain a database for host: first-app", unknown.body());
 
             // the key allows one host: the removed one's place goes to a new one
-            try (App second = child("second-app", streamConf)) {
+            try (GaugeApp second = child("second-app", streamConf)) {
                 waitFor("second-app streams in the removed host's place",
                         () -> parent.receivers().connected() == 1 && mirrored(base).contains("\"second-app\""));
             }
@@ -80,44 +75,8 @@ class HostRemovalNodeTest {
         }
     }
 
-    /** An application streaming one gauge through an embedded child; closing it ends the stream. */
-    private static final class App implements AutoCloseable {
-        final EmbeddedChild child;
-        final StrataMeterRegistry registry;
-
-        App(EmbeddedChild child, StrataMeterRegistry registry) {
-            this.child = child;
-            this.registry = registry;
-        }
-
-        @Override
-        public void close() throws Exception {
-            try {
-                registry.close();
-            } finally {
-                child.close();
-            }
-        }
-    }
-
-    private App child(String name, String streamConf) throws Exception {
-        EmbeddedChild child = EmbeddedChild.open(tmp.resolve(name), name, 1, streamConf);
-        StrataMeterRegistry registry = null;
-        try {
-            registry = new StrataMeterRegistry(child, "app", Clock.SYSTEM);
-            AtomicInteger queue = new AtomicInteger(42);
-            Gauge.builder("queue.size", queue, AtomicInteger::get).register(registry);
-            registry.defineNow();
-            child.connect();
-            registry.startPublishing();
-            return new App(child, registry);
-        } catch (Exception | Error e) {
-            if (registry != null) {
-                registry.close();
-            }
-            child.close();
-            throw e;
-        }
+    private GaugeApp child(String name, String streamConf) throws Exception {
+        return GaugeApp.open(tmp, name, streamConf);
     }
 
     private String mirrored(String base) throws Exception {
