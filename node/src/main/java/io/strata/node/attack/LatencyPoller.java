@@ -2,10 +2,12 @@ package io.strata.node.attack;
 
 import io.strata.engine.thread.StrataThreads;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -70,8 +72,7 @@ public final class LatencyPoller implements AutoCloseable {
     private static final int MAX_FAILURE_SAMPLES = 5;
     private static final Duration POLL_TIMEOUT = Duration.ofSeconds(30);
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
     private final URI uri;
     private final long intervalMillis;
     private final long maxRunNanos;
@@ -108,16 +109,12 @@ public final class LatencyPoller implements AutoCloseable {
             long t0 = System.nanoTime();
             String failure = null;
             try {
-                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(POLL_TIMEOUT).GET().build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() != 200) {
-                    failure = r.statusCode() + " " + r.body();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (Exception e) {
+                failure = poll();
+            } catch (IOException | RuntimeException e) {
                 failure = e.toString();
+            }
+            if (!running) {
+                return;
             }
             record((System.nanoTime() - t0) / 1e6, failure);
             try {
@@ -125,6 +122,34 @@ public final class LatencyPoller implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
+            }
+        }
+    }
+
+    /**
+     * One request on a connection of its own, closed when the answer is read: null for a 200,
+     * else the status and the start of the answer. {@link HttpURLConnection} and not the JDK's
+     * {@code HttpClient}, whose selector and pooled connections (before Java 21) end only when the
+     * client is garbage; disconnecting before the stream is closed keeps the socket out of the
+     * JDK's keep-alive cache.
+     */
+    private String poll() throws IOException {
+        HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection(Proxy.NO_PROXY);
+        InputStream in = null;
+        try {
+            c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
+            c.setReadTimeout((int) POLL_TIMEOUT.toMillis());
+            c.setInstanceFollowRedirects(false);
+            c.setUseCaches(false);
+            c.setRequestProperty("Connection", "close");
+            int status = c.getResponseCode();
+            in = status >= 400 ? c.getErrorStream() : c.getInputStream();
+            byte[] body = in == null ? new byte[0] : in.readAllBytes();
+            return status == 200 ? null : status + " " + new String(body, StandardCharsets.UTF_8);
+        } finally {
+            c.disconnect();
+            if (in != null) {
+                in.close();
             }
         }
     }
