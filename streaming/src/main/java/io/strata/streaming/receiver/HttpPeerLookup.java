@@ -109,12 +109,16 @@ public final class HttpPeerLookup implements PeerLookup, AutoCloseable {
             c.setInstanceFollowRedirects(false);
             c.setUseCaches(false);
             c.setRequestProperty("Connection", "close");
-            if (c.getResponseCode() != 200) {
+            int status = c.getResponseCode();
+            // every answer is read to its end, a refusal's text too: an answer left unread when the
+            // connection is closed is drained by the JDK's keep-alive cleaner, which then keeps its
+            // socket open for reuse (the peer's HTTP/1.1 answer need not say "Connection: close")
+            in = status >= 400 ? c.getErrorStream() : c.getInputStream();
+            byte[] body = in == null ? new byte[0] : in.readNBytes(MAX_ANSWER_BYTES + 1);
+            if (status != 200 || body.length > MAX_ANSWER_BYTES) {
                 return -1;
             }
-            in = c.getInputStream();
-            byte[] body = in.readNBytes(MAX_ANSWER_BYTES + 1);
-            return body.length > MAX_ANSWER_BYTES ? -1 : newestLastEntry(new String(body, StandardCharsets.UTF_8));
+            return newestLastEntry(new String(body, StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             LOG.debug("asking {}: {}", uri, e.toString());
             return -1;

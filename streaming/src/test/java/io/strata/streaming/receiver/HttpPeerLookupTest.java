@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -84,6 +85,34 @@ class HttpPeerLookupTest {
         } finally {
             knows.stop(0);
             unknown.stop(0);
+        }
+    }
+
+    @Test
+    void aRefusalWhoseTextComesAfterItsHeadersLeavesNoConnectionOpen() throws Exception {
+        // the peer's 404 headers, then its text a moment later: an answer that is not read to its
+        // end is drained by the JDK's keep-alive cleaner and its socket kept for reuse
+        CountDownLatch asked = new CountDownLatch(1);
+        HttpServer late = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        late.createContext("/", x -> {
+            byte[] b = "Host is not found.".getBytes(StandardCharsets.UTF_8);
+            x.sendResponseHeaders(404, b.length);
+            try {
+                asked.await(300, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            try (OutputStream out = x.getResponseBody()) {
+                out.write(b);
+            }
+        });
+        late.start();
+        try (HttpPeerLookup lookup = new HttpPeerLookup(Duration.ofSeconds(5), 19999)) {
+            int port = late.getAddress().getPort();
+            assertEquals(-1L, lookup.newestSecond("127.0.0.1:" + port, GUID).get(10, TimeUnit.SECONDS));
+            assertEquals(List.of(), openConnectionsTo(port), "connections to the peer on " + port);
+        } finally {
+            late.stop(0);
         }
     }
 
