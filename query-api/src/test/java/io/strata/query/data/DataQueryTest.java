@@ -432,6 +432,37 @@ class DataQueryTest {
     }
 
     /**
+     * One row narrower than a point of every tier, inside tier 1's retention (tier 1 holds points
+     * on both sides of the window): the plan is tier 1 over the window (as above), and 1.37.1's
+     * storage query finds the page holding the tier-1 points around it, so the row is the tier-1
+     * point that covers it (its average), not tier 0's value. Which tier-1 point a parent holds
+     * there depends on where its tier-1 retention starts: a parent that holds a chart from later
+     * has no tier-1 point covering such a window, and answers null.
+     */
+    @Test
+    void oneRowInsideTierOneRetentionIsTheTierOnePointCoveringIt() throws Exception {
+        long tierStep = 300;
+        long firstTier1 = engine.registry().firstTime(slowMetric, 1);
+        long point = (firstTier1 / tierStep + 3) * tierStep;
+        long before = point - 100;
+        assertTrue(engine.registry().lastTime(slowMetric, 1) > point, "tier 1 holds points after the window");
+        JsonNode one = query("chart=test.slow&after=" + (before - 1) + "&before=" + before
+                + "&points=1&options=jsonwrap");
+        JsonNode data = one.get("result").get("data");
+        assertEquals(1, data.size(), data.toString());
+        assertEquals(before, data.get(0).get(0).asLong(), data.toString());
+        double sum = 0;
+        int n = 0;
+        for (long t = point - tierStep + 5; t <= point; t += 5) {
+            sum += t % 100;
+            n++;
+        }
+        assertEquals(sum / n, data.get(0).get(1).asDouble(), 1e-4, data.toString());
+        assertEquals(0, one.get("db_points_per_tier").get(0).asLong(), one.get("db_points_per_tier").toString());
+        assertTrue(one.get("db_points_per_tier").get(1).asLong() > 0, one.get("db_points_per_tier").toString());
+    }
+
+    /**
      * nonzero with a dimensions pattern: Netdata marks the selected dimensions non-zero before the
      * query, so an all-zero dimension the pattern names stays; with no pattern it is dropped.
      */
