@@ -606,6 +606,13 @@ class QueryApiMatchesNetdataIT {
             // chart's interval or to gtime periods, as many as the points asked
             long step = Math.max(Math.max(width, gtime), c.updateEvery());
             long reach = points > 0 ? Math.min(start, before - points * step - step) : start;
+            if (points <= 0 && gtime > 1) {
+                // every point the window holds becomes a row, and gtime makes each row gtime wide:
+                // the window grows into the past by that factor (query_target_calculate_window)
+                long granularity = p.getOrDefault("options", "").contains("virtual-points") ? 1 : c.updateEvery();
+                long rows = Math.max(0, before - start) / Math.max(1, granularity) + 1;
+                reach = Math.min(start, before - rows * step - step);
+            }
             if (f != null && f[0] != f[1] && reach <= Math.max(f[0], f[1]) + margin) {
                 return (!startNotExplained.contains(c.id()) ? RETENTION_START
                         : answeredEmpty.contains(c.id()) ? EMPTY_ANSWER : HISTORY_NOT_FORWARDED) + kind;

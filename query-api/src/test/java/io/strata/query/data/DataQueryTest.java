@@ -111,6 +111,14 @@ class DataQueryTest {
         return JSON.readTree(out.text());
     }
 
+    static JsonNode queryAt(String q, long now) throws Exception {
+        DataRequest req = DataRequest.parse(QueryString.parse(q));
+        DataResult r = DataQuery.execute(engine, host, req, now);
+        Out out = new Out();
+        DataFormatter.write(r, out, ZoneOffset.UTC);
+        return JSON.readTree(out.text());
+    }
+
     static double average(long from, long to) {
         double sum = 0;
         int n = 0;
@@ -460,6 +468,30 @@ class DataQueryTest {
         assertEquals(sum / n, data.get(0).get(1).asDouble(), 1e-4, data.toString());
         assertEquals(0, one.get("db_points_per_tier").get(0).asLong(), one.get("db_points_per_tier").toString());
         assertTrue(one.get("db_points_per_tier").get(1).asLong() > 0, one.get("db_points_per_tier").toString());
+    }
+
+    /**
+     * Netdata's query target keeps a metric whose retention ends up to two update intervals before
+     * the window starts (or starts up to two after it ends: {@code query_target_add_metric},
+     * database/rrdcontext.c), so such a window answers 200 with its rows, not 404 (seen: a 1.37.1
+     * parent answered {@code after=-3} on a 10-second chart just after its point, the Strata parent
+     * 404). Past that margin nothing is in the window: 404.
+     */
+    @Test
+    void aWindowWithinTwoIntervalsOfTheRetentionStillAnswers() throws Exception {
+        long last = T0 + N;
+        assertEquals(last, engine.registry().lastTime(slowMetric, 0));
+        long now = last + 100;
+        JsonNode near = queryAt("chart=test.slow&after=" + (last + 1) + "&before=" + (last + 9) + "&points=1", now);
+        JsonNode rows = near.get("data");
+        assertEquals(1, rows.size(), near.toString());
+        ApiError beyond = assertThrows(ApiError.class,
+                () -> queryAt("chart=test.slow&after=" + (last + 11) + "&before=" + (last + 19) + "&points=1", now));
+        assertEquals(DataQuery.NO_METRICS, beyond.getMessage());
+        JsonNode early = queryAt("chart=test.slow&after=" + (T0 - 5) + "&before=" + (T0 - 1) + "&points=1", now);
+        assertEquals(1, early.get("data").size(), early.toString());
+        assertThrows(ApiError.class,
+                () -> queryAt("chart=test.slow&after=" + (T0 - 15) + "&before=" + (T0 - 6) + "&points=1", now));
     }
 
     /**
