@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -220,6 +222,9 @@ final class DifferentialEndpoints {
                 recorder.record(KS2_DISTINCT + kind + " " + d.kind(), host + q, d, a, b);
                 continue;
             }
+            if (d != null && d.kind().startsWith("only") && q.contains("method=volume")) {
+                d = new AnswerDiff.Difference(d.kind(), d.detail() + volumeInputs(nd, st, q, a, b));
+            }
             if (d != null) {
                 boolean listing = d.kind().startsWith("only") || d.kind().contains("total_dimensions_count")
                         || d.kind().contains("dimensions count");
@@ -229,6 +234,69 @@ final class DifferentialEndpoints {
             }
         }
         return n;
+    }
+
+    /**
+     * For the dimensions one parent lists and the other does not in a volume answer: what each
+     * parent's data query gives for the two windows volume compares (one row each, as Netdata's
+     * rrdmetric2value asks), so that a run shows whether the inputs or the arithmetic differ.
+     */
+    private String volumeInputs(String nd, String st, String q, AnswerDiff.Answer a, AnswerDiff.Answer b)
+            throws IOException {
+        Map<String, Double> sx = scores(JSON.readTree(a.body()));
+        Map<String, Double> sy = scores(JSON.readTree(b.body()));
+        List<String> only = new ArrayList<>();
+        for (String k : sx.keySet()) {
+            if (!sy.containsKey(k) && !k.endsWith(" weight")) {
+                only.add(k);
+            }
+        }
+        for (String k : sy.keySet()) {
+            if (!sx.containsKey(k) && !k.endsWith(" weight")) {
+                only.add(k);
+            }
+        }
+        String group = q.contains("group=") ? "&group=" + q.substring(q.indexOf("group=") + 6).split("&")[0] : "";
+        StringBuilder out = new StringBuilder();
+        for (String k : only.subList(0, Math.min(3, only.size()))) {
+            String[] parts = k.split("/", 3);
+            if (parts.length < 3) {
+                continue;
+            }
+            String chart = parts[1];
+            String dim = URLEncoder.encode(parts[2], StandardCharsets.UTF_8);
+            String[][] windows = {
+                    {"baseline", param(q, "baseline_after"), param(q, "baseline_before")},
+                    {"highlight", param(q, "after"), param(q, "before")}};
+            for (String[] w : windows) {
+                String data = "data?chart=" + chart + "&dimensions=" + dim + "&after=" + w[1] + "&before=" + w[2]
+                        + "&points=1" + group + "&format=json"
+                        + "&options=unaligned%7Cnull2zero%7Cabsolute%7Cnatural-points%7Cmatch-ids%7Cjsonwrap";
+                out.append("\n  ").append(k).append(' ').append(w[0]).append(": netdata ")
+                        .append(rowAndPoints(send(nd + host + data).body())).append(", strata ")
+                        .append(rowAndPoints(send(st + host + data).body()));
+            }
+        }
+        return out.toString();
+    }
+
+    private static String param(String q, String name) {
+        for (String kv : q.substring(q.indexOf('?') + 1).split("&")) {
+            if (kv.startsWith(name + "=")) {
+                return kv.substring(name.length() + 1);
+            }
+        }
+        return "";
+    }
+
+    private static String rowAndPoints(String body) {
+        try {
+            JsonNode r = JSON.readTree(body);
+            return r.path("result").path("data") + " first_entry " + r.path("first_entry") + " points "
+                    + r.path("db_points_per_tier");
+        } catch (IOException notJson) {
+            return body.length() > 80 ? body.substring(0, 80) : body;
+        }
     }
 
     private static String method(String q) {

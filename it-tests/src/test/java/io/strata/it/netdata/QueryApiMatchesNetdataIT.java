@@ -65,6 +65,12 @@ class QueryApiMatchesNetdataIT {
      */
     static final String TIER_POINTS = "tier points hold the next interval: ";
     /**
+     * Answers without {@code tier=} that the query plan read from tier 1 or 2 on either parent (a
+     * window narrower than a point of every tier, or one the tier weights give to a coarser tier),
+     * whose tier-0 twin the two parents answer alike: what each parent's tier points hold.
+     */
+    static final String PLANNED_ON_TIER = "planned on tier 1 or 2: ";
+    /**
      * Charts the Strata parent holds from later than the Netdata parent could forward (its first
      * entry when the Strata parent connected, plus the point it never forwards): open, listed in
      * docs/query-api.md with the charts of each run, counted apart so that the runs show them.
@@ -110,6 +116,11 @@ class QueryApiMatchesNetdataIT {
                     + " dimension has a value for, and those charts' first stored seconds are empty slots; the Strata"
                     + " parent then holds them from its connection (checked per chart in the receiver's requests and"
                     + " answers; a downstream Netdata parent loses them alike)",
+            PLANNED_ON_TIER, "the query plan read tier 1 or 2 (every tier weighs -LONG_MAX in a window narrower"
+                    + " than their points, or the weights chose a coarser tier; query_plan, web/api/queries/query.c)"
+                    + " and the two parents' tier points differ: the interval a point aggregates (above), and where"
+                    + " the Strata parent's tier retention starts when it holds the chart from later; checked per"
+                    + " answer, the same query of tier 0 answers alike",
             HISTORY_NOT_FORWARDED, "open: charts the Strata parent holds from later than the Netdata parent could"
                     + " forward, without an empty answer to explain it (see the charts printed with the summary)");
 
@@ -293,6 +304,10 @@ class QueryApiMatchesNetdataIT {
         if (documented(kind) == null && parseLong(params(q).get("tier"), 0) > 0 && sameOnTierZero(nd, st, q, diff)) {
             kind = TIER_POINTS + kind;
         }
+        if (documented(kind) == null && !params(q).containsKey("tier") && readsCoarserTier(nd, st, q)
+                && sameOnTierZero(nd, st, q + "&tier=0", diff)) {
+            kind = PLANNED_ON_TIER + kind;
+        }
         if (documented(kind) == null && !dashboardSubset(q)) {
             kind = OPEN + kind;
         }
@@ -311,6 +326,29 @@ class QueryApiMatchesNetdataIT {
             }
             if (!q.contains("before=-")) {
                 return false;
+            }
+        }
+        return false;
+    }
+
+    /** True when either parent's plan for {@code q} read points of tier 1 or 2 ({@code db_points_per_tier}). */
+    private boolean readsCoarserTier(String nd, String st, String q) throws IOException {
+        String wrapped = q + "&format=json&options=jsonwrap";
+        for (String parent : List.of(nd, st)) {
+            AnswerDiff.Answer a = get(parent + wrapped);
+            if (a.status() != 200) {
+                continue;
+            }
+            JsonNode perTier;
+            try {
+                perTier = JSON.readTree(a.body()).path("db_points_per_tier");
+            } catch (IOException notJson) {
+                continue;
+            }
+            for (int t = 1; t < perTier.size(); t++) {
+                if (perTier.get(t).asLong() > 0) {
+                    return true;
+                }
             }
         }
         return false;
@@ -568,6 +606,13 @@ class QueryApiMatchesNetdataIT {
             // chart's interval or to gtime periods, as many as the points asked
             long step = Math.max(Math.max(width, gtime), c.updateEvery());
             long reach = points > 0 ? Math.min(start, before - points * step - step) : start;
+            if (points <= 0 && gtime > 1) {
+                // every point the window holds becomes a row, and gtime makes each row gtime wide:
+                // the window grows into the past by that factor (query_target_calculate_window)
+                long granularity = p.getOrDefault("options", "").contains("virtual-points") ? 1 : c.updateEvery();
+                long rows = Math.max(0, before - start) / Math.max(1, granularity) + 1;
+                reach = Math.min(start, before - rows * step - step);
+            }
             if (f != null && f[0] != f[1] && reach <= Math.max(f[0], f[1]) + margin) {
                 return (!startNotExplained.contains(c.id()) ? RETENTION_START
                         : answeredEmpty.contains(c.id()) ? EMPTY_ANSWER : HISTORY_NOT_FORWARDED) + kind;

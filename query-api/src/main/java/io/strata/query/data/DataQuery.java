@@ -77,7 +77,7 @@ public final class DataQuery {
         }
         boolean percentage = (options & DataOptions.PERCENTAGE) != 0;
 
-        // The window as requested, only to leave out metrics with no data in it (Netdata's query target does the same).
+        // The window as requested, only to leave out metrics with no data near it (Netdata's query target does the same).
         long[] requested = QueryWindow.toAbsolute(req.after == 0 ? -1 : req.after, req.before, now);
         if (req.after == 0) {
             requested[0] = 0;
@@ -95,7 +95,10 @@ public final class DataQuery {
                 int m = c.metric(d);
                 long first = RetentionSpan.first(registry, m);
                 long last = RetentionSpan.last(registry, m);
-                if (first == 0 || first > requested[1] || last < requested[0]) {
+                // Netdata's query target keeps a metric within two update intervals of the window
+                // (query_target_add_metric: first - 2 ue <= before, last + 2 ue >= after)
+                long margin = 2L * Math.max(1, c.info().updateEvery());
+                if (first == 0 || first - margin > requested[1] || last + margin < requested[0]) {
                     continue;
                 }
                 inWindow.add(new String[]{c.dimensionId(d), c.dimensionName(d)});

@@ -111,6 +111,14 @@ class DataQueryTest {
         return JSON.readTree(out.text());
     }
 
+    static JsonNode queryAt(String q, long now) throws Exception {
+        DataRequest req = DataRequest.parse(QueryString.parse(q));
+        DataResult r = DataQuery.execute(engine, host, req, now);
+        Out out = new Out();
+        DataFormatter.write(r, out, ZoneOffset.UTC);
+        return JSON.readTree(out.text());
+    }
+
     static double average(long from, long to) {
         double sum = 0;
         int n = 0;
@@ -429,6 +437,61 @@ class DataQueryTest {
         for (JsonNode row : nulls) {
             assertTrue(row.get(1).isNull(), nulls.toString());
         }
+    }
+
+    /**
+     * One row narrower than a point of every tier, inside tier 1's retention (tier 1 holds points
+     * on both sides of the window): the plan is tier 1 over the window (as above), and 1.37.1's
+     * storage query finds the page holding the tier-1 points around it, so the row is the tier-1
+     * point that covers it (its average), not tier 0's value. Which tier-1 point a parent holds
+     * there depends on where its tier-1 retention starts: a parent that holds a chart from later
+     * has no tier-1 point covering such a window, and answers null.
+     */
+    @Test
+    void oneRowInsideTierOneRetentionIsTheTierOnePointCoveringIt() throws Exception {
+        long tierStep = 300;
+        long firstTier1 = engine.registry().firstTime(slowMetric, 1);
+        long point = (firstTier1 / tierStep + 3) * tierStep;
+        long before = point - 100;
+        assertTrue(engine.registry().lastTime(slowMetric, 1) > point, "tier 1 holds points after the window");
+        JsonNode one = query("chart=test.slow&after=" + (before - 1) + "&before=" + before
+                + "&points=1&options=jsonwrap");
+        JsonNode data = one.get("result").get("data");
+        assertEquals(1, data.size(), data.toString());
+        assertEquals(before, data.get(0).get(0).asLong(), data.toString());
+        double sum = 0;
+        int n = 0;
+        for (long t = point - tierStep + 5; t <= point; t += 5) {
+            sum += t % 100;
+            n++;
+        }
+        assertEquals(sum / n, data.get(0).get(1).asDouble(), 1e-4, data.toString());
+        assertEquals(0, one.get("db_points_per_tier").get(0).asLong(), one.get("db_points_per_tier").toString());
+        assertTrue(one.get("db_points_per_tier").get(1).asLong() > 0, one.get("db_points_per_tier").toString());
+    }
+
+    /**
+     * Netdata's query target keeps a metric whose retention ends up to two update intervals before
+     * the window starts (or starts up to two after it ends: {@code query_target_add_metric},
+     * database/rrdcontext.c), so such a window answers 200 with its rows, not 404 (seen: a 1.37.1
+     * parent answered {@code after=-3} on a 10-second chart just after its point, the Strata parent
+     * 404). Past that margin nothing is in the window: 404.
+     */
+    @Test
+    void aWindowWithinTwoIntervalsOfTheRetentionStillAnswers() throws Exception {
+        long last = T0 + N;
+        assertEquals(last, engine.registry().lastTime(slowMetric, 0));
+        long now = last + 100;
+        JsonNode near = queryAt("chart=test.slow&after=" + (last + 1) + "&before=" + (last + 9) + "&points=1", now);
+        JsonNode rows = near.get("data");
+        assertEquals(1, rows.size(), near.toString());
+        ApiError beyond = assertThrows(ApiError.class,
+                () -> queryAt("chart=test.slow&after=" + (last + 11) + "&before=" + (last + 19) + "&points=1", now));
+        assertEquals(DataQuery.NO_METRICS, beyond.getMessage());
+        JsonNode early = queryAt("chart=test.slow&after=" + (T0 - 5) + "&before=" + (T0 - 1) + "&points=1", now);
+        assertEquals(1, early.get("data").size(), early.toString());
+        assertThrows(ApiError.class,
+                () -> queryAt("chart=test.slow&after=" + (T0 - 15) + "&before=" + (T0 - 6) + "&points=1", now));
     }
 
     /**

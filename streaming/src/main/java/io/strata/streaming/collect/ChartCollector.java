@@ -644,8 +644,24 @@ public final class ChartCollector {
         }
         int storageFlags = hasResetValue ? FLAGS_NORMAL | StorageNumber.SN_FLAG_RESET : FLAGS_NORMAL;
 
-        for (; nextStoreUt <= nowCollectUt; lastCollectUt = nextStoreUt, nextStoreUt += updateEveryUt, iterations--) {
+        for (; nextStoreUt <= nowCollectUt; nextStoreUt += updateEveryUt, iterations--) {
             long pointTimeSeconds = nextStoreUt / USEC_PER_SEC;
+            if (nextStoreUt < lastCollectUt) {
+                // A slot ending before the previous collection: the sender's chart state said it
+                // collected later than the slot after its last stored one (a 1.37.1 parent answers
+                // replication while its receiver is between the two in rrdset_done). No pair of
+                // collections spans it; 1.37.1 takes the negative time since the last collection as
+                // unsigned (~1.8e19 µs) and stores garbage. Stored empty, and the collection is
+                // spread from the previous collection onwards.
+                Arrays.fill(slotValues, 0, dimensionCount, Double.NaN);
+                Arrays.fill(lastStoredValues, 0, dimensionCount, Double.NaN);
+                sink.storeSlot(metricIds, slotValues, dimensionCount, pointTimeSeconds, updateEvery, storageFlags);
+                counter++;
+                lastUpdatedUt = pointTimeSeconds * USEC_PER_SEC;
+                lastStoredTimeSeconds = pointTimeSeconds;
+                lastStoredUt = nextStoreUt;
+                continue;
+            }
             double sinceLastCollect = unsignedToDouble(nextStoreUt - lastCollectUt);
             double collectionSpan = unsignedToDouble(nowCollectUt - lastCollectUt);
 
@@ -690,6 +706,7 @@ public final class ChartCollector {
             lastUpdatedUt = pointTimeSeconds * USEC_PER_SEC;
             lastStoredTimeSeconds = pointTimeSeconds;
             lastStoredUt = nextStoreUt;
+            lastCollectUt = nextStoreUt;
         }
     }
 

@@ -440,6 +440,43 @@ class ChartCollectorTest {
         assertPoint(sink.at(1, T + 31), 100, NORMAL);
     }
 
+    /**
+     * A chart state whose last update lags its last collection by more than a slot: what a 1.37.1
+     * parent sends when its replication thread answers while its receiver is inside
+     * {@code rrdset_done} (last collected time moved on, the due slot not yet stored). The first
+     * slot of the next collection then ends before the previous collection; 1.37.1's interpolation
+     * takes {@code next_store_ut - last_collect_ut} as an unsigned number there (about 1.8e19), so
+     * it stores garbage (a disk_space chart appearing mid-run held ±3.59e8 in its first slot). No
+     * two collections span that slot: it is stored empty, and the collection is spread over the
+     * slots after the previous collection only.
+     */
+    @Test
+    void aSlotEndingBeforeThePreviousCollectionIsEmptyNotExtrapolated() {
+        ChartCollector c = new ChartCollector(10, sink);
+        c.addDimension(1, Algorithm.ABSOLUTE, 4096, 1L << 30);
+        c.addDimension(2, Algorithm.INCREMENTAL, 1, 1);
+        c.replayBeginUntimed();
+        c.dimensionState(0, at(15_300), 87_654, 87_654.0 * 4096 / (1L << 30), Double.NaN);
+        c.dimensionState(1, at(15_300), 1_000_000, 0.0, Double.NaN);
+        // collected at T+15.3, last stored slot T: slot T+10 was due and not stored
+        c.chartState(at(15_300), at(0));
+        c.replayEnd(true, 10);
+
+        live(c, 10_000_000, 25_300, 87_700, 1_001_000);
+
+        assertGap(sink.at(1, T + 10));
+        assertGap(sink.at(2, T + 10));
+        assertPoint(sink.at(1, T + 20), 87_700.0 * 4096 / (1L << 30), NORMAL);
+        // +1000 over (T+15.3, T+25.3]: slot T+20 gets 4.7 s of it, per second over update_every 10
+        assertPoint(sink.at(2, T + 20), 1000.0 * 4.7 / 10.0 / 10.0, NORMAL);
+        assertEquals(4, sink.points.size());
+        assertEquals(at(20_000), c.chartLastUpdatedUt());
+
+        // the rest of the increase goes to the next slot as usual
+        live(c, 10_000_000, 35_300, 87_800, 1_002_000);
+        assertPoint(sink.at(2, T + 30), (1000.0 * 5.3 / 10.0 + 1000.0 * 4.7 / 10.0) / 10.0, NORMAL);
+    }
+
     @Test
     void replicationStateOnlyMovesTimesForward() {
         ChartCollector c = new ChartCollector(1, sink);
