@@ -10,10 +10,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,6 +42,9 @@ class CollectionFastPathTest {
             "0", "00", "007", "018", "5", "-5", "+5", "1e3", "12abc", "9", "123456789012345678",
             "1234567890123456789", "9223372036854775807", "9223372036854775808", "99999999999999999999",
             "0x1F", "0X", "-0", "100000000000000000",
+            // eight digits at a time, and what stops them
+            "12345678", "123456789", "1234567a9", "12345678x", "1234567812345678", "12345:78", "12345/78901",
+            "98765432109876543", "12345678\r", "87654321 ", "1099511627776",
     };
 
     /** BEGIN durations: usual, none, negative, other bases, garbage, huge. */
@@ -54,6 +60,17 @@ class CollectionFastPathTest {
             List<String> general = run(List.of(v), false);
             assertEquals(general, fast, "value " + v);
             assertTrue(fast.size() >= 8, "points stored for " + v + ": " + fast);
+        }
+    }
+
+    @Test
+    void eightDigitsAtOnceAreTheirValue() {
+        SplittableRandom rnd = new SplittableRandom(8);
+        for (int k = 0; k < 100_000; k++) {
+            String digits = String.format("%08d", rnd.nextInt(100_000_000));
+            byte[] b = digits.getBytes(StandardCharsets.US_ASCII);
+            long w = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getLong();
+            assertEquals(Long.parseLong(digits), ReceiverParser.eightDigits(w), digits);
         }
     }
 
