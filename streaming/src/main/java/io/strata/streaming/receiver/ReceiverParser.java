@@ -644,6 +644,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             throw error("END without BEGIN", b, s, e);
         }
         c.collecting = false;
+        // the points END stores are read back (in chartCollected) by a forwarder only
+        c.stored.record(observer != ReceivedStreamListener.Observer.NONE);
         try {
             c.collector.end(nowMicros.getAsLong());
         } catch (IllegalArgumentException outOfRange) {
@@ -704,6 +706,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.collecting = true;
         c.interpolated = true;
         c.stored.clear();
+        c.stored.record(observer != ReceivedStreamListener.Observer.NONE);
         c.collectionNumber++;
         sink.startCounting();
         c.collector.interpolatedBegin((int) updateEvery, endTime);

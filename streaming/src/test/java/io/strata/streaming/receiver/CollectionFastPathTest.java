@@ -124,6 +124,46 @@ class CollectionFastPathTest {
         }
     }
 
+    /**
+     * The points a collection stored are logged for a forwarder (read when it hears of the
+     * collection) and not logged without one; the engine stores them either way.
+     */
+    @Test
+    void storedPointsAreLoggedForAnObserverOnly() throws Exception {
+        for (boolean observed : new boolean[] {true, false}) {
+            try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir.resolve("log" + observed)))) {
+                long[] clock = {T * 1_000_000L};
+                ReceiverParser p = parser(engine, clock);
+                List<String> logged = new ArrayList<>();
+                if (observed) {
+                    p.observe(new ReceivedStreamListener.Observer() {
+                        @Override
+                        public void chartCollected(int chartId) {
+                            var log = p.byChartId(chartId).stored;
+                            for (int i = 0; i < log.storedPoints(); i++) {
+                                logged.add(log.storedTime(i) + "=" + log.storedValue(i));
+                            }
+                        }
+                    });
+                }
+                feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
+                        + "DIMENSION user user absolute 1 1 ''");
+                for (int k = 0; k < 4; k++) {
+                    clock[0] += 1_000_000L;
+                    feed(p, "BEGIN \"system.cpu\" 1000000\nSET \"user\" = " + (10 + k) + "\nEND");
+                }
+                List<String> stored = points(engine);
+                assertTrue(stored.size() >= 3, "stored: " + stored);
+                if (observed) {
+                    assertEquals(stored.size(), logged.size(), "logged " + logged + ", stored " + stored);
+                    assertEquals("1700000004=13.0", logged.get(logged.size() - 1));
+                } else {
+                    assertEquals(0, p.byChartId(p.chartIds()[0]).stored.storedPoints());
+                }
+            }
+        }
+    }
+
     private static long value(String id, int k) {
         return (long) (id.length() * 100 + id.charAt(0)) + k;
     }
