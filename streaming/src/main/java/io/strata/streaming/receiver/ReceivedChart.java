@@ -38,6 +38,7 @@ final class ReceivedChart {
     int[] dimensionSequenceAt = new int[5];
     /** The dimension index the next SET most likely names: the one after the last SET's (0 after BEGIN). */
     int nextDimension;
+    /** The length byte of an id too long to be compared in {@link #dimensionSequence}. */
     static final int LONG_KEY = 255;
     int[] metricIds = new int[4];
     /** Chart labels of the CLABEL lines since the last CLABEL_COMMIT. */
