@@ -46,6 +46,24 @@ public final class ChartCollector {
     private static final int FLAGS_NORMAL = StorageNumber.SN_FLAG_NOT_ANOMALOUS;
     private static final int FLAGS_GAP = StorageNumber.SN_FLAG_NONE;
 
+    private static final byte ALG_ABSOLUTE = 0;
+    private static final byte ALG_INCREMENTAL = 1;
+    private static final byte ALG_PERCENTAGE_OF_ABSOLUTE_ROW = 2;
+    private static final byte ALG_PERCENTAGE_OF_INCREMENTAL_ROW = 3;
+
+    private static byte code(Algorithm a) {
+        switch (a == null ? Algorithm.ABSOLUTE : a) {
+            case INCREMENTAL:
+                return ALG_INCREMENTAL;
+            case PERCENTAGE_OF_ABSOLUTE_ROW:
+                return ALG_PERCENTAGE_OF_ABSOLUTE_ROW;
+            case PERCENTAGE_OF_INCREMENTAL_ROW:
+                return ALG_PERCENTAGE_OF_INCREMENTAL_ROW;
+            default:
+                return ALG_ABSOLUTE;
+        }
+    }
+
     private final StoredPointSink sink;
 
     private int updateEvery;
@@ -69,7 +87,14 @@ public final class ChartCollector {
 
     private int dimensionCount;
     private int[] metricIds = new int[0];
-    private Algorithm[] algorithms = new Algorithm[0];
+    /**
+     * Each dimension's algorithm as one of the {@code ALG_} codes: a switch on a byte, not on an
+     * enum (whose switch reads the constant's ordinal and a lookup table for every dimension of
+     * every collection).
+     */
+    private byte[] algorithms = new byte[0];
+    /** Dimensions whose algorithm is a percentage of the row: without any, the row's totals are not needed. */
+    private int percentageDimensions;
     private long[] multipliers = new long[0];
     private long[] divisors = new long[0];
     private boolean[] resetDetectionDisabled = new boolean[0];
@@ -146,7 +171,14 @@ public final class ChartCollector {
     /** A DIMENSION line changed algorithm/multiplier/divisor: the collection state is kept. */
     public void redefineDimension(int index, Algorithm a, long multiplier, long divisor) {
         checkIndex(index);
-        algorithms[index] = a == null ? Algorithm.ABSOLUTE : a;
+        algorithms[index] = code(a);
+        int percentages = 0;
+        for (int i = 0; i < dimensionCount; i++) {
+            if (algorithms[i] >= ALG_PERCENTAGE_OF_ABSOLUTE_ROW) {
+                percentages++;
+            }
+        }
+        percentageDimensions = percentages;
         multipliers[index] = multiplier == 0 ? 1 : multiplier;
         divisors[index] = divisor == 0 ? 1 : divisor;
     }
@@ -566,11 +598,12 @@ public final class ChartCollector {
         boolean hasResetValue = false;
         long collectedTotal = 0;
         long lastCollectedTotal = 0;
-        for (int i = 0; i < dimensionCount; i++) {
+        // the row's totals serve the percentage algorithms only
+        for (int i = 0; percentageDimensions > 0 && i < dimensionCount; i++) {
             if (!updated[i]) {
                 continue;
             }
-            if (algorithms[i] == Algorithm.PERCENTAGE_OF_INCREMENTAL_ROW && lastCollectedValues[i] > collectedValues[i]) {
+            if (algorithms[i] == ALG_PERCENTAGE_OF_INCREMENTAL_ROW && lastCollectedValues[i] > collectedValues[i]) {
                 // a counter that went back restarts from here: zero increment for this collection
                 if (!resetDetectionDisabled[i]) {
                     hasResetValue = true;
@@ -589,13 +622,13 @@ public final class ChartCollector {
             long collected = collectedValues[i];
             long previous = lastCollectedValues[i];
             switch (algorithms[i]) {
-                case ABSOLUTE:
+                case ALG_ABSOLUTE:
                     calculatedValues[i] = (double) collected * (double) multipliers[i] / (double) divisors[i];
                     break;
-                case PERCENTAGE_OF_ABSOLUTE_ROW:
+                case ALG_PERCENTAGE_OF_ABSOLUTE_ROW:
                     calculatedValues[i] = collectedTotal == 0 ? 0 : 100.0 * (double) collected / (double) collectedTotal;
                     break;
-                case INCREMENTAL:
+                case ALG_INCREMENTAL:
                     if (collectionsCounters[i] <= requiredHistory) {
                         calculatedValues[i] = 0;
                         break;
@@ -616,7 +649,7 @@ public final class ChartCollector {
                         calculatedValues[i] += (double) (collected - previous) * (double) multipliers[i] / (double) divisors[i];
                     }
                     break;
-                case PERCENTAGE_OF_INCREMENTAL_ROW:
+                case ALG_PERCENTAGE_OF_INCREMENTAL_ROW:
                     if (collectionsCounters[i] <= requiredHistory) {
                         calculatedValues[i] = 0;
                         break;
@@ -667,7 +700,7 @@ public final class ChartCollector {
 
             for (int i = 0; i < dimensionCount; i++) {
                 double newValue;
-                if (algorithms[i] == Algorithm.INCREMENTAL) {
+                if (algorithms[i] == ALG_INCREMENTAL) {
                     // the slot gets its share of the increase, plus what the previous collection left over
                     newValue = calculatedValues[i] * sinceLastCollect / collectionSpan;
                     calculatedValues[i] -= newValue;
@@ -716,7 +749,7 @@ public final class ChartCollector {
                 continue;
             }
             lastCollectedValues[i] = collectedValues[i];
-            if (algorithms[i] == Algorithm.INCREMENTAL) {
+            if (algorithms[i] == ALG_INCREMENTAL) {
                 // what was not yet stored is carried to the next collection's first slot
                 if (!firstEntry) {
                     lastCalculatedValues[i] += calculatedValues[i];

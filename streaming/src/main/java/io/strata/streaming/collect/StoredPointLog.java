@@ -20,6 +20,8 @@ public final class StoredPointLog implements StoredPointSink {
     });
 
     private final StoredPointSink target;
+    /** Whether points are logged as well as stored: off, the log stays empty and costs nothing a point. */
+    private boolean recording = true;
     private int count;
     private int[] metrics = new int[8];
     private long[] times = new long[8];
@@ -35,9 +37,20 @@ public final class StoredPointLog implements StoredPointSink {
         count = 0;
     }
 
+    /**
+     * Whether the points stored from now on are logged too (they always reach the target). A
+     * receiver with nobody to read the log (no forwarder) stores without it.
+     */
+    public void record(boolean on) {
+        recording = on;
+    }
+
     @Override
     public void store(int metricId, long pointTimeSeconds, int updateEvery, double value, int storageFlags) {
         target.store(metricId, pointTimeSeconds, updateEvery, value, storageFlags);
+        if (!recording) {
+            return;
+        }
         if (count == times.length) {
             int n = count * 2;
             metrics = Arrays.copyOf(metrics, n);
@@ -61,6 +74,9 @@ public final class StoredPointLog implements StoredPointSink {
     public void storeSlot(int[] metricIds, double[] slotValues, int slotCount, long pointTimeSeconds, int updateEvery,
                           int storageFlags) {
         target.storeSlot(metricIds, slotValues, slotCount, pointTimeSeconds, updateEvery, storageFlags);
+        if (!recording) {
+            return;
+        }
         if (count + slotCount > times.length) {
             int n = Math.max(count * 2, count + slotCount);
             metrics = Arrays.copyOf(metrics, n);

@@ -98,8 +98,8 @@ final class ReceivedStreamView implements ReceivedStreamListener.ReceivedStream 
                 values[i] = 0;
                 updated[i] = false;
             } else {
-                values[i] = c.collected[d];
-                updated[i] = c.updated[d];
+                values[i] = c.collectedValue(d);
+                updated[i] = c.updated(d);
             }
         }
     }

@@ -14,6 +14,9 @@ import io.strata.streaming.wire.LineTokenizer;
 import io.strata.streaming.wire.NetdataNumbers;
 import io.strata.streaming.wire.StreamProtocolException;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -295,6 +298,14 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
                 && b[s + 4] == '"' && plainSet(b, s, e)) {
             return;
         }
+        if (!disabled && e - s == 3 && b[s] == 'E' && b[s + 1] == 'N' && b[s + 2] == 'D') {
+            end(b, s, e);
+            return;
+        }
+        if (!disabled && e - s > 7 && b[s] == 'B' && b[s + 1] == 'E' && b[s + 2] == 'G' && b[s + 3] == 'I'
+                && b[s + 4] == 'N' && b[s + 5] == ' ' && b[s + 6] == '"' && plainBegin(b, s, e)) {
+            return;
+        }
         int n = words.tokenize(b, s, e);
         if (n == 0) {
             return;
@@ -399,7 +410,63 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (n < 2) {
             throw error("BEGIN without a chart id", b, s, e);
         }
-        int index = chartIndex.get(b, words.start(1), words.end(1), nextChart);
+        long usec = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
+        begin(b, s, e, words.start(1), words.end(1), usec);
+    }
+
+    /**
+     * {@code BEGIN "<chart>" <microseconds>} (or without the microseconds) in the shape senders write
+     * it, split without the general tokenizer, the number read in the same pass. Returns false,
+     * having done nothing, for any other shape (escapes, other quotes, NUL, more words): the general
+     * path then splits it as Netdata does.
+     */
+    private boolean plainBegin(byte[] b, int s, int e) throws StreamProtocolException {
+        int idStart = s + 7;
+        int idEnd = closingQuote(b, idStart, e);
+        if (idEnd < 0) {
+            return false;
+        }
+        int i = idEnd + 1;
+        if (i < e && !isSeparator(b[i])) {
+            return false;
+        }
+        while (i < e && isSeparator(b[i])) {
+            i++;
+        }
+        long usec = 0;
+        if (i < e) {
+            int valueStart = i;
+            long digits = 0;
+            boolean decimal = b[i] >= '1' && b[i] <= '9';
+            if (decimal) {
+                i = scanDigits(b, i, e);
+                digits = scannedDigits;
+            }
+            while (i < e && !isSeparator(b[i])) {
+                byte c = b[i];
+                if (c == '"' || c == '\'' || c == '\\' || c == 0) {
+                    return false;
+                }
+                decimal = false; // more than digits: strtoll decides
+                i++;
+            }
+            int valueEnd = i;
+            while (i < e && isSeparator(b[i])) {
+                i++;
+            }
+            if (i < e) {
+                return false;
+            }
+            usec = decimal && valueEnd - valueStart <= MAX_PLAIN_DIGITS ? digits
+                    : AsciiNumbers.parseLongC(b, valueStart, valueEnd);
+        }
+        begin(b, s, e, idStart, idEnd, usec);
+        return true;
+    }
+
+    /** A BEGIN of the chart whose id is {@code b[idStart, idEnd)} with the child's microseconds since its last collection. */
+    private void begin(byte[] b, int s, int e, int idStart, int idEnd, long usec) throws StreamProtocolException {
+        int index = chartIndex.get(b, idStart, idEnd, nextChart);
         if (index < 0) {
             if (chartsRefused) {
                 skipRefusedChart();
@@ -410,13 +477,12 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         nextChart = index + 1;
         skipping = false;
         ReceivedChart c = charts.get(index);
-        long usec = n > 2 ? AsciiNumbers.parseLongC(b, words.start(2), words.end(2)) : 0;
         current = c;
         c.collecting = true;
         c.interpolated = false;
         c.stored.clear();
         c.nextDimension = 0;
-        Arrays.fill(c.updated, 0, c.dimensionCount(), false);
+        c.collectionNumber++;
         sink.startCounting();
         c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
     }
@@ -438,7 +504,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (n < 2) {
             throw error("SET without a dimension id", b, s, e);
         }
-        set(b, s, e, words.start(1), words.end(1), n < 3 ? 0 : words.start(2), n < 3 ? 0 : words.end(2));
+        int vs = n < 3 ? 0 : words.start(2);
+        int ve = n < 3 ? 0 : words.end(2);
+        set(b, s, e, words.start(1), words.end(1), vs == ve ? 0 : AsciiNumbers.parseLongC(b, vs, ve), vs != ve);
     }
 
     /**
@@ -461,11 +529,20 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             i++;
         }
         int valueStart = i;
+        // the value is read in the same pass: a decimal of 1..18 digits, not starting with 0, is
+        // what strtoll makes of it; anything else is left to parseLongC
+        long digits = 0;
+        boolean decimal = i < e && b[i] >= '1' && b[i] <= '9';
+        if (decimal) {
+            i = scanDigits(b, i, e);
+            digits = scannedDigits;
+        }
         while (i < e && !isSeparator(b[i])) {
             byte c = b[i];
             if (c == '"' || c == '\'' || c == '\\' || c == 0) {
                 return false;
             }
+            decimal = false; // more than digits: strtoll decides
             i++;
         }
         int valueEnd = i;
@@ -485,29 +562,76 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (c == null || !c.collecting) {
             throw error("SET outside BEGIN/END", b, s, e);
         }
-        set(b, s, e, dimStart, dimEnd, valueStart, valueEnd);
+        int length = valueEnd - valueStart;
+        long value = decimal && length <= MAX_PLAIN_DIGITS ? digits
+                : length == 1 && b[valueStart] == '0' ? 0 : AsciiNumbers.parseLongC(b, valueStart, valueEnd);
+        set(b, s, e, dimStart, dimEnd, value, true);
         return true;
     }
 
-    /** A SET of chart {@link #current}, collecting: the dimension id and the value as ranges of the line (an empty value: none). */
-    private void set(byte[] b, int s, int e, int dimStart, int dimEnd, int valueStart, int valueEnd)
+    /** Decimal digits a long holds whatever they are: 10^18 - 1 < 2^63 - 1. */
+    private static final int MAX_PLAIN_DIGITS = 18;
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** Out-parameter of {@link #scanDigits}: the value of the digits it read (wrapped past 18 of them). */
+    private long scannedDigits;
+
+    /**
+     * Reads the decimal digits from {@code i} on, eight at a time while eight more bytes are in the
+     * line (a counter has 10 to 20 of them), and leaves their value in {@link #scannedDigits};
+     * returns the index of the first byte that is not a digit, or {@code e}.
+     */
+    private int scanDigits(byte[] b, int i, int e) {
+        long value = 0;
+        while (i + Long.BYTES <= e) {
+            long w = (long) LONGS.get(b, i);
+            // every byte 0x30..0x39: its high nibble is 3, and adding 6 leaves it 3
+            if (((w & 0xF0F0F0F0F0F0F0F0L) | (((w + 0x0606060606060606L) & 0xF0F0F0F0F0F0F0F0L) >>> 4))
+                    != 0x3333333333333333L) {
+                break;
+            }
+            value = value * 100_000_000L + eightDigits(w);
+            i += Long.BYTES;
+        }
+        for (; i < e; i++) {
+            int digit = b[i] - '0';
+            if (digit < 0 || digit > 9) {
+                break;
+            }
+            value = value * 10 + digit;
+        }
+        scannedDigits = value;
+        return i;
+    }
+
+    /** The value of eight ASCII digits read little-endian (the first digit in the lowest byte): pairs, fours, then eight. */
+    static long eightDigits(long w) {
+        long v = w - 0x3030303030303030L;
+        v = (v * 10 + (v >>> 8)) & 0x00FF00FF00FF00FFL;
+        v = (v * 100 + (v >>> 16)) & 0x0000FFFF0000FFFFL;
+        return (v * 10_000 + (v >>> 32)) & 0xFFFF_FFFFL;
+    }
+
+    /**
+     * A SET of chart {@link #current}, collecting: the dimension id as a range of the line, and the
+     * value ({@code hasValue} false for an empty value: not collected this time).
+     */
+    private void set(byte[] b, int s, int e, int dimStart, int dimEnd, long value, boolean hasValue)
             throws StreamProtocolException {
         ReceivedChart c = current;
-        int dim = c.dimensions.get(b, dimStart, dimEnd, c.nextDimension);
+        int dim = c.dimensionOf(b, dimStart, dimEnd);
         if (dim < 0) {
             if (c.dimensionsRefused) {
                 return;
             }
             throw error("SET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
-        c.nextDimension = dim + 1;
-        if (valueStart == valueEnd) {
-            return; // empty value: not collected this time
+        if (!hasValue) {
+            return;
         }
-        long value = AsciiNumbers.parseLongC(b, valueStart, valueEnd);
         c.collector.set(dim, value);
-        c.collected[dim] = value;
-        c.updated[dim] = true;
+        c.collected(dim, value);
         samplesSinceReport++;
     }
 
@@ -520,6 +644,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             throw error("END without BEGIN", b, s, e);
         }
         c.collecting = false;
+        // the points END stores are read back (in chartCollected) by a forwarder only
+        c.stored.record(observer != ReceivedStreamListener.Observer.NONE);
         try {
             c.collector.end(nowMicros.getAsLong());
         } catch (IllegalArgumentException outOfRange) {
@@ -580,7 +706,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.collecting = true;
         c.interpolated = true;
         c.stored.clear();
-        Arrays.fill(c.updated, 0, c.dimensionCount(), false);
+        c.stored.record(observer != ReceivedStreamListener.Observer.NONE);
+        c.collectionNumber++;
         sink.startCounting();
         c.collector.interpolatedBegin((int) updateEvery, endTime);
     }
@@ -622,8 +749,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             }
         }
         c.collector.interpolatedSet(dim, collected, value, flags);
-        c.collected[dim] = collected;
-        c.updated[dim] = true;
+        c.collected(dim, collected);
         samplesSinceReport++;
     }
 
