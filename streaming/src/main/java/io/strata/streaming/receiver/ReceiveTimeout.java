@@ -10,15 +10,16 @@ import java.util.concurrent.TimeUnit;
  * when the child sent nothing for that long while this parent was reading.
  *
  * <p>Netdata 1.37.1's parent reads a stream with a blocking {@code read()} under {@code SO_RCVTIMEO}:
- * what the child sent while the parent did not read (its process stopped or starved, its receiver
- * thread busy storing) is read first, and only a read that waits that long for a byte times out. An
- * idle timer on an event loop differs in two ways, both fixed here:
+ * what the child sent while the parent did not read (its process stopped, its receiver thread busy
+ * storing) is read first, and only a read that waits that long for a byte times out. An idle timer
+ * on an event loop differs in two ways, both fixed here:
  * <ul>
- *   <li>after a stall of this process longer than the timeout (SIGSTOP then SIGCONT, a starved
- *       JVM under load), the overdue timer runs before the event loop reads what waits in the
- *       socket, and closed every stream the parent was receiving, the children's data unread. A
- *       timeout is therefore confirmed {@link #CONFIRM_MILLIS} later, after the event loop's next
- *       reads: any read meanwhile keeps the stream;</li>
+ *   <li>when this process is stopped longer than the timeout (SIGSTOP, then SIGCONT), the event
+ *       loop may run its overdue timer before it reads what waits in the socket (seen in 2 of 3
+ *       stop/continue cycles of a NIO loop with a byte waiting): every stream the parent received
+ *       was closed, the children's data unread. A timeout is therefore confirmed
+ *       {@link #CONFIRM_MILLIS} later, after the event loop's next reads: any read meanwhile keeps
+ *       the stream;</li>
  *   <li>while this parent pauses reading ({@link ReceiverRegistry#setReadingPaused}: its disk is
  *       behind), the children are not silent, they wait: no timeout then (the timer is re-armed).</li>
  * </ul>

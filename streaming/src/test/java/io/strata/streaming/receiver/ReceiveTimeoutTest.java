@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The receive timeout of an accepted stream counts the child's silence, not this parent's: what the
- * child sent while the parent was not reading (its process stopped or starved, its reading paused
+ * child sent while the parent was not reading (its process stopped, its reading paused
  * for a disk that is behind) is read before the stream is judged silent, as Netdata 1.37.1's blocking
  * read with {@code SO_RCVTIMEO} reads it. Virtual time (the channel's ticker): nothing here waits.
  */
@@ -39,8 +39,8 @@ class ReceiveTimeoutTest {
     }
 
     /**
-     * A parent stalled past the timeout (SIGSTOP and SIGCONT, or starved under load): its idle timer
-     * runs late, before the event loop reads the collections that waited in the socket meanwhile;
+     * A parent stopped past the timeout (SIGSTOP, then SIGCONT): its idle timer may run, late, before
+     * the event loop reads the collections that waited in the socket meanwhile;
      * the stream must live on with what it reads next.
      */
     @Test
@@ -48,7 +48,7 @@ class ReceiveTimeoutTest {
         EmbeddedChannel ch = stream();
         try {
             childSends(ch, "BEGIN a\n");
-            // the parent stalls for 37 s: nothing is read, and its timer runs first when it resumes
+            // the parent is stopped for 37 s: nothing is read, and its timer runs first when it resumes
             advance(ch, 37_000);
             assertTrue(ch.isOpen(), "closed by its own timer before reading what waited in the socket");
             // then the event loop reads what the child sent during the stall
