@@ -18,7 +18,9 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -135,7 +137,19 @@ final class ChaosNode {
         return false;
     }
 
-    /** SIGKILL: nothing flushed, nothing closed. A frozen process dies as well. */
+    /**
+     * How long {@link #kill9} waits for the killed processes to be gone. A SIGKILL is final, but
+     * the kernel frees a process's memory before it ends, and on a machine at load 130 that took
+     * more than 30 s: a restart must not find the old process still there.
+     */
+    static final Duration KILL_WAIT = Duration.ofSeconds(180);
+
+    /**
+     * SIGKILL: nothing flushed, nothing closed. A frozen process dies as well. Returns once the
+     * process and its descendants are gone (reaped), so that a {@link #start} may follow.
+     *
+     * @throws IllegalStateException when one of them is still there {@link #KILL_WAIT} after the signal
+     */
     synchronized void kill9() throws InterruptedException {
         if (process != null && process.isAlive()) {
             // the process tree: netdata runs under timeout, a Strata node is the process itself
@@ -144,12 +158,68 @@ final class ChaosNode {
             for (ProcessHandle h : tree) {
                 h.destroyForcibly();
             }
-            process.waitFor(30, TimeUnit.SECONDS);
+            awaitGone(name, process, tree, KILL_WAIT);
         }
         frozen = false;
     }
 
-    /** SIGTERM (a clean stop), SIGKILL after 30 s. A frozen node is thawed first. */
+    /**
+     * Waits until the node's own process has ended (reaped: {@link Process#isAlive} says so) and
+     * each of its {@code descendants} has ended (an orphan by then: a zombie counts as ended, its
+     * memory and sockets are gone and its reaping is init's), at most {@code bound} in all.
+     *
+     * @throws IllegalStateException naming the processes still there (and their state) when the bound is over
+     */
+    static void awaitGone(String name, Process own, List<ProcessHandle> descendants, Duration bound)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        List<String> left = new ArrayList<>();
+        while (own.isAlive()) {
+            long rest = deadline - System.nanoTime();
+            if (rest <= 0) {
+                left.add(own.pid() + " (" + procState(own.pid()) + ")");
+                break;
+            }
+            own.waitFor(rest, TimeUnit.NANOSECONDS);
+        }
+        for (ProcessHandle h : descendants) {
+            while (h.isAlive() && !procState(h.pid()).startsWith("Z")) {
+                long rest = deadline - System.nanoTime();
+                if (rest <= 0) {
+                    left.add(h.pid() + " (" + procState(h.pid()) + ")");
+                    break;
+                }
+                try {
+                    // a second at a time: a descendant's onExit never completes while it is a zombie
+                    h.onExit().get(Math.min(rest, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException stillThere) {
+                    // look again
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException(name + ": cannot wait for process " + h.pid(), e.getCause());
+                }
+            }
+        }
+        if (!left.isEmpty()) {
+            throw new IllegalStateException(name + ": process " + String.join(", ", left) + " still there "
+                    + bound.toSeconds() + " s after it was signalled to end");
+        }
+    }
+
+    /** The {@code State:} line of /proc/PID/status (R, S, D, Z, T...), or why it cannot be read. */
+    static String procState(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status"))) {
+                if (line.startsWith("State:")) {
+                    return line.substring("State:".length()).trim();
+                }
+            }
+            return "no State line";
+        } catch (IOException e) {
+            return "no /proc entry: " + e.getMessage();
+        }
+    }
+
+    /** SIGTERM (a clean stop), SIGKILL after 30 s; returns once it is gone, as {@link #kill9}. A frozen node is thawed first. */
     synchronized void stop() throws InterruptedException {
         if (process != null && process.isAlive()) {
             if (frozen) {
@@ -163,13 +233,13 @@ final class ChaosNode {
             process.destroy();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
-                process.waitFor(10, TimeUnit.SECONDS);
             }
             for (ProcessHandle h : tree) {
                 if (h.isAlive()) {
                     h.destroyForcibly();
                 }
             }
+            awaitGone(name, process, tree, KILL_WAIT);
         }
         frozen = false;
     }

@@ -3,10 +3,10 @@ package io.strata.streaming.receiver;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.strata.engine.meta.HostInfo;
 import io.strata.streaming.auth.StreamAuthorizer;
@@ -196,7 +196,7 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(Unpooled.wrappedBuffer(d.reply()));
         // a definition burst asks a REPLAY_CHART per chart: one flush (a syscall) per read, not per command
         p.addLast("stream-flush-consolidation", new FlushConsolidationHandler(256, true));
-        p.addLast("stream-timeout", new ReadTimeoutHandler(rc.receiveTimeoutSeconds()));
+        p.addLast("stream-timeout", receiveTimeout(rc.receiveTimeoutSeconds()));
         long compression = Capabilities.compression(caps);
         if (compression == Capabilities.ZSTD) {
             p.addLast("stream-zstd", new ZstdStreamFrameDecoder());
@@ -267,5 +267,13 @@ public final class StreamHandshakeHandler extends ChannelInboundHandlerAdapter {
         Map<String, String> stored = new LinkedHashMap<>();
         req.systemInfo().forEach((name, value) -> stored.put(StreamRequest.storedSystemInfoName(name), value));
         return stored;
+    }
+
+    /** How long after its timer a receive timeout is confirmed ({@link ReceiveTimeout}). */
+    static final long RECEIVE_TIMEOUT_CONFIRM_MILLIS = ReceiveTimeout.CONFIRM_MILLIS;
+
+    /** The stream's receive timeout: the child's silence while this parent reads ({@link ReceiveTimeout}). */
+    static ChannelHandler receiveTimeout(int seconds) {
+        return new ReceiveTimeout(seconds);
     }
 }
