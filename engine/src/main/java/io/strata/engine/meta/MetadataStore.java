@@ -45,6 +45,8 @@ public final class MetadataStore implements Closeable {
     private int recordsInLog;
     private boolean unsynced;
     private boolean needsRewrite;
+    /** Held by {@link #sync()} around its file I/O, which runs outside the monitor; taken before the monitor. */
+    private final Object syncLock = new Object();
     /**
      * Records queued for the next sync, back to back as they go to the log: their exact bytes
      * only (an encoded record sits in a 4 KiB buffer, and a parent defines 100 000 dimensions
@@ -328,26 +330,6 @@ public final class MetadataStore implements Closeable {
         unsynced = true;
     }
 
-    private void writePending() {
-        if (!needsRewrite && pendingBytes > 0) {
-            try {
-                log.writeFully(ByteBuffer.wrap(pending, 0, pendingBytes), logEnd);
-                logEnd += pendingBytes;
-                recordsInLog += pendingRecords;
-            } catch (IOException e) {
-                needsRewrite = true;
-                LoggerFactory.getLogger(MetadataStore.class).warn(
-                        "could not append to {} ({}); the log is rewritten from memory", path, e.getMessage());
-            }
-        }
-        pendingBytes = 0;
-        pendingRecords = 0;
-        if (pending.length > (64 << 10)) {
-            // a burst of definitions (a parent's first minute) leaves no large buffer behind
-            pending = new byte[4096];
-        }
-    }
-
     private int apply(Object rec) {
         if (rec instanceof HostInfo h) {
             Integer id = hostByGuid.get(h.machineGuid());
@@ -573,27 +555,86 @@ public final class MetadataStore implements Closeable {
         return out;
     }
 
-    /** Makes appended records durable. */
-    public synchronized void sync() throws IOException {
-        writePending();
-        if (needsRewrite) {
-            compact();
-            needsRewrite = false;
-            unsynced = false;
-            return;
-        }
-        if (unsynced) {
-            try {
-                log.sync();
-            } catch (ClosedChannelException e) {
-                // A thread interrupted inside the force closed the channel for everyone (the JDK
-                // closes a FileChannel on an interrupt): the next sync rewrites the log from memory
-                // and reopens it, instead of failing on the closed channel for good.
-                needsRewrite = true;
-                throw e;
+    /**
+     * Makes appended records durable. The file write and the force run outside this store's monitor
+     * (under {@link #syncLock} only): the receivers' event loops take that monitor for every
+     * definition and handshake, and a force on a busy disk takes from milliseconds to seconds, which
+     * they would otherwise wait out. The queued bytes are taken, and their place in the log reserved,
+     * under the monitor; a failure brings the monitor back for the rewrite from memory.
+     */
+    public void sync() throws IOException {
+        synchronized (syncLock) {
+            FileHandle h;
+            byte[] bytes;
+            int count;
+            long at;
+            boolean force;
+            synchronized (this) {
+                if (log == null) {
+                    return; // closed
+                }
+                if (needsRewrite) {
+                    rewrite();
+                    return;
+                }
+                h = log;
+                bytes = pending;
+                count = pendingBytes;
+                at = logEnd;
+                logEnd += count;
+                recordsInLog += pendingRecords;
+                force = unsynced;
+                unsynced = false;
+                if (count > 0) {
+                    // the queue goes on in a new array while this one is written; a burst of
+                    // definitions (a parent's first minute) leaves no large buffer behind
+                    pending = new byte[Math.min(bytes.length, 64 << 10)];
+                }
+                pendingBytes = 0;
+                pendingRecords = 0;
             }
-            unsynced = false;
+            if (count > 0) {
+                try {
+                    h.writeFully(ByteBuffer.wrap(bytes, 0, count), at);
+                } catch (IOException e) {
+                    LoggerFactory.getLogger(MetadataStore.class).warn(
+                            "could not append to {} ({}); the log is rewritten from memory", path, e.getMessage());
+                    synchronized (this) {
+                        needsRewrite = true;
+                        rewrite();
+                    }
+                    return;
+                }
+            }
+            if (force) {
+                try {
+                    h.sync();
+                } catch (ClosedChannelException e) {
+                    // A thread interrupted inside the force closed the channel for everyone (the JDK
+                    // closes a FileChannel on an interrupt): the next sync rewrites the log from memory
+                    // and reopens it, instead of failing on the closed channel for good.
+                    synchronized (this) {
+                        needsRewrite = true;
+                    }
+                    throw e;
+                } catch (IOException e) {
+                    synchronized (this) {
+                        unsynced = true; // forced again by the next sync
+                    }
+                    throw e;
+                }
+            }
         }
+    }
+
+    /** The log written anew from memory (after a failed write or a closed channel); under the monitor. */
+    private void rewrite() throws IOException {
+        // records queued meanwhile are in memory, so in the new log: drop their queued copies
+        pendingBytes = 0;
+        pendingRecords = 0;
+        compact();
+        needsRewrite = false;
+        unsynced = false;
     }
 
     /** The hosts, removed ones left out, in definition order (not indexed by host id: see {@link #hostsById}). */
@@ -682,13 +723,18 @@ public final class MetadataStore implements Closeable {
     }
 
     @Override
-    public synchronized void close() throws IOException {
-        if (log != null) {
-            try {
-                sync();
-            } finally {
-                log.close();
-                log = null;
+    public void close() throws IOException {
+        // the order of sync(): its lock, then the monitor
+        synchronized (syncLock) {
+            synchronized (this) {
+                if (log != null) {
+                    try {
+                        sync();
+                    } finally {
+                        log.close();
+                        log = null;
+                    }
+                }
             }
         }
     }

@@ -82,6 +82,11 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Bytes of the line buffer: none before the stream's first byte. */
+    public int heldBytes() {
+        return lines.heldBytes();
+    }
+
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         try {

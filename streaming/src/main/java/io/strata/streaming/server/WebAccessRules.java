@@ -8,6 +8,7 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Netdata's {@code [web] allow ... from} patterns: simple patterns of client addresses. The name
@@ -29,6 +30,9 @@ public record WebAccessRules(SimplePattern connections, Map<WebPermission, Simpl
     public static final String DEFAULT_NETDATA_CONF = "localhost fd* 10.* 192.168.* 172.16.* 172.17.* 172.18.*"
             + " 172.19.* 172.20.* 172.21.* 172.22.* 172.23.* 172.24.* 172.25.* 172.26.* 172.27.* 172.28.* 172.29.*"
             + " 172.30.* 172.31.* UNKNOWN";
+
+    /** The separators of a pattern list's words (compiled once: the test runs at every accept). */
+    private static final Pattern WORD_SEPARATORS = Pattern.compile("[\\s|]+");
 
     public WebAccessRules {
         Objects.requireNonNull(connections, "connections");
@@ -99,7 +103,7 @@ public record WebAccessRules(SimplePattern connections, Map<WebPermission, Simpl
     }
 
     private static boolean namesLocalhost(String list) {
-        for (String word : list.trim().split("[\\s|]+")) {
+        for (String word : WORD_SEPARATORS.split(list.trim())) {
             if (word.equals("localhost") || word.equals("!localhost")) {
                 return true;
             }
@@ -112,7 +116,7 @@ public record WebAccessRules(SimplePattern connections, Map<WebPermission, Simpl
      * than {@code localhost} and {@code UNKNOWN}; null when every word is an address pattern.
      */
     public static String potentialName(String patternList) {
-        for (String word : patternList.trim().split("[\\s|]+")) {
+        for (String word : WORD_SEPARATORS.split(patternList.trim())) {
             String w = word.startsWith("!") ? word.substring(1) : word;
             if (w.isEmpty() || w.equals("localhost") || w.equals("UNKNOWN")) {
                 continue;

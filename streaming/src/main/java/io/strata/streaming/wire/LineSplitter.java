@@ -48,7 +48,12 @@ public final class LineSplitter {
     private static final int READ_AHEAD_BYTES = 64 * 1024;
 
     private final int maxLineBytes;
-    private final byte[] buffer;
+    /**
+     * Allocated at the first byte: a parent accepts streams that never send one (a child reconnecting
+     * at once, a storm of them), and 80 KiB for each of those is garbage the collector copies while
+     * they are open.
+     */
+    private byte[] buffer;
     /** First byte not yet handed over (start of the partial line). */
     private int start;
     /** End of the bytes held. */
@@ -64,8 +69,6 @@ public final class LineSplitter {
             throw new IllegalArgumentException("maxLineBytes must be positive, got " + maxLineBytes);
         }
         this.maxLineBytes = maxLineBytes;
-        // room for a partial line of the maximum length plus a useful amount of new input
-        this.buffer = new byte[maxLineBytes + 1 + READ_AHEAD_BYTES];
     }
 
     /** Consumes all readable bytes of {@code in}, calling {@code consumer} for every complete line. */
@@ -93,6 +96,10 @@ public final class LineSplitter {
             if (!in.isReadable()) {
                 return;
             }
+            if (buffer == null) {
+                // room for a partial line of the maximum length plus a useful amount of new input
+                buffer = new byte[maxLineBytes + 1 + READ_AHEAD_BYTES];
+            }
             if (start > 0) {
                 int partial = end - start;
                 System.arraycopy(buffer, start, buffer, 0, partial);
@@ -112,6 +119,11 @@ public final class LineSplitter {
      */
     public int pendingBytes() {
         return end - start;
+    }
+
+    /** Bytes of the array this splitter holds: none before its first input. */
+    public int heldBytes() {
+        return buffer == null ? 0 : buffer.length;
     }
 
     /** Drops any partial line, as for a new connection. */

@@ -85,6 +85,11 @@ public final class Lz4StreamFrameDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /** Bytes of the decoder's arrays: none before the first block (see {@link NetdataLz4BlockDecoder#heldBytes()}). */
+    public int heldBytes() {
+        return blockDecoder.heldBytes();
+    }
+
     /** Bytes consumed from the wire for complete blocks, headers included (as Netdata counts them). */
     public long compressedBytes() {
         return compressedBytes;

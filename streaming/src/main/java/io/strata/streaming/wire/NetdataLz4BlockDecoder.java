@@ -37,8 +37,13 @@ public final class NetdataLz4BlockDecoder {
     private static final int MIN_MATCH = 4;
     private static final int RUN_MASK = 15;
 
-    private final byte[] output = new byte[BUFFER_BYTES];
-    private final byte[] input = new byte[MAX_COMPRESSED_BLOCK_BYTES];
+    /**
+     * Both allocated at the first block: a parent accepts streams that never send one (a child
+     * reconnecting at once, a storm of them), and 180 KiB for each of those is garbage the collector
+     * copies while they are open.
+     */
+    private byte[] output;
+    private byte[] input;
     /** End of the decoded bytes. */
     private int writePosition;
     /** First byte a match may still reference: everything before it is not history of this stream. */
@@ -63,6 +68,9 @@ public final class NetdataLz4BlockDecoder {
             throw new StreamProtocolException("LZ4 block #" + (blocksDecoded + 1) + ": " + len
                     + " compressed bytes announced but only " + src.readableBytes() + " available");
         }
+        if (input == null) {
+            input = new byte[MAX_COMPRESSED_BLOCK_BYTES];
+        }
         src.readBytes(input, 0, len);
         return decode(input, 0, len);
     }
@@ -76,6 +84,9 @@ public final class NetdataLz4BlockDecoder {
         if (srcOffset < 0 || srcOffset > src.length - len) {
             throw new StreamProtocolException("LZ4 block #" + (blocksDecoded + 1) + ": " + len
                     + " bytes at " + srcOffset + " do not fit a source array of " + src.length);
+        }
+        if (output == null) {
+            output = new byte[BUFFER_BYTES];
         }
         if (writePosition > BUFFER_BYTES - MAX_DECODED_BLOCK_BYTES) {
             keepOnlyHistory();
@@ -168,6 +179,11 @@ public final class NetdataLz4BlockDecoder {
     /** Decoded length of the last block. */
     public int length() {
         return blockLength;
+    }
+
+    /** Bytes of the arrays this decoder holds: none before its first block. */
+    public int heldBytes() {
+        return (output == null ? 0 : output.length) + (input == null ? 0 : input.length);
     }
 
     /** Blocks decoded since creation or the last {@link #reset()}. */

@@ -41,10 +41,15 @@ public final class ZstdStreamFrameDecoder extends ByteToMessageDecoder {
      */
     public static final int MAX_WINDOW_LOG = 23;
 
-    private final ZstdDecompressCtx zstd = new ZstdDecompressCtx().setLongMax(MAX_WINDOW_LOG);
-    private final ByteBuffer compressed = ByteBuffer.allocateDirect(MAX_COMPRESSED_BYTES);
+    /*
+     * The context and both buffers are made at the first whole block: a parent accepts streams that
+     * never send one (a child reconnecting at once, a storm of them), and a native context with two
+     * direct buffers for each of those is work and memory for nothing.
+     */
+    private ZstdDecompressCtx zstd;
+    private ByteBuffer compressed;
     /** One byte more than allowed: a block that fills it decodes to too much. */
-    private final ByteBuffer decoded = ByteBuffer.allocateDirect(MAX_DECODED_BYTES + 1);
+    private ByteBuffer decoded;
     private long blocks;
     private long compressedBytes;
     private long decompressedBytes;
@@ -76,6 +81,11 @@ public final class ZstdStreamFrameDecoder extends ByteToMessageDecoder {
         }
         if (in.readableBytes() < StreamFrameHeader.BYTES + length) {
             return; // wait for the rest of the block
+        }
+        if (zstd == null) {
+            zstd = new ZstdDecompressCtx().setLongMax(MAX_WINDOW_LOG);
+            compressed = ByteBuffer.allocateDirect(MAX_COMPRESSED_BYTES);
+            decoded = ByteBuffer.allocateDirect(MAX_DECODED_BYTES + 1);
         }
         blocks++;
         compressed.clear().limit(length);
@@ -123,9 +133,17 @@ public final class ZstdStreamFrameDecoder extends ByteToMessageDecoder {
         return compressedBytes;
     }
 
-    /** Whether the zstd context was freed (the handler left its pipeline, e.g. the channel closed). */
+    /**
+     * Whether the zstd context was freed (the handler left its pipeline, e.g. the channel closed), or
+     * never made (no whole block came) and now never will be.
+     */
     boolean contextFreed() {
         return closed;
+    }
+
+    /** Whether the zstd context exists (it is made at the first whole block). */
+    boolean contextMade() {
+        return zstd != null;
     }
 
     /** Bytes produced by decoding. */
@@ -137,7 +155,9 @@ public final class ZstdStreamFrameDecoder extends ByteToMessageDecoder {
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         if (!closed) {
             closed = true;
-            zstd.close();
+            if (zstd != null) {
+                zstd.close();
+            }
         }
     }
 

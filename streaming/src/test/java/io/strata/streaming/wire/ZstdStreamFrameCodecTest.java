@@ -105,6 +105,16 @@ class ZstdStreamFrameCodecTest {
         assertTrue(decoder.finishAndReleaseAll() | true);
     }
 
+    /** A parent accepts streams that never send a block (a storm of reconnecting children): no native context for them. */
+    @Test
+    void aStreamThatSendsNoBlockMakesNoNativeContext() {
+        ZstdStreamFrameDecoder zstdDecoder = new ZstdStreamFrameDecoder();
+        EmbeddedChannel decoder = new EmbeddedChannel(zstdDecoder);
+        assertTrue(!zstdDecoder.contextMade(), "a context before the first block");
+        decoder.close();
+        assertTrue(zstdDecoder.contextFreed() && !zstdDecoder.contextMade());
+    }
+
     @Test
     void theNativeContextsAreFreedWhenTheChannelCloses() {
         ZstdStreamFrameEncoder zstdEncoder = new ZstdStreamFrameEncoder(false);
