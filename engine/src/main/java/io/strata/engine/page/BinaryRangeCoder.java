@@ -17,7 +17,7 @@ import java.util.Arrays;
 class BinaryRangeCoder {
     static final int PROB_BITS = 12;
     static final int PROB_INIT = 1 << (PROB_BITS - 1);
-    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     final int[] probs;
     private final int moveBits;

@@ -340,8 +340,13 @@ public final class PageCodecTier0 {
 
         /** Lists the decisions that code symbol {@code sym} in context {@code ctx} at {@code d[n]}; returns the new end. */
         static int listSymbol(char[] d, int n, int ctx, int sym) {
-            System.arraycopy(SYMBOL_DECISIONS, (ctx << 6 | sym) << 3, d, n, 7);
-            return sym == 0 ? n + 1 : n + 7;
+            int at = (ctx << 6 | sym) << 3;
+            d[n] = SYMBOL_DECISIONS[at];
+            if (sym == 0) { // the one decision of most points of a smooth page: no copy call for it
+                return n + 1;
+            }
+            System.arraycopy(SYMBOL_DECISIONS, at + 1, d, n + 1, 6);
+            return n + 7;
         }
 
         /** Context of the "top differs" bit: how large the residual just coded was. */
@@ -815,6 +820,12 @@ public final class PageCodecTier0 {
             long w1 = quant ? wqs[0] : 0; // the first point's W; 0 for the gcd's
             long w2 = w1;
             int ctx = 0;
+            // The raw-bit stream's state in locals (putRaw's fast path inlined): the range coder
+            // writes nothing before encodeDecisions, so its end is the header's end throughout.
+            long racc = acc;
+            int rbits = nbits;
+            int rpos = rawPos;
+            int rcEnd = rcPos;
             for (int j = 1; j < k; j++) {
                 int sn = p[j];
                 long u;
@@ -834,16 +845,37 @@ public final class PageCodecTier0 {
                     if (!topsConst) {
                         nd = listTop(dec, nd, top, prevTop, sym);
                     }
-                    putRaw(u, Math.max(sym - 1, 0)); // below the implied leading 1; none for 0 and 1
+                    if (sym >= 2) { // the bits below the implied leading 1; none for 0 and 1
+                        int w = sym - 1;
+                        if (w <= 56 && rpos - 8 >= rcEnd) {
+                            long a = racc | (u & ((1L << w) - 1)) << rbits;
+                            int n = rbits + w;
+                            LONG_BE.set(dst, rpos - 8, a);
+                            rpos -= n >>> 3;
+                            racc = a >>> (n & ~7);
+                            rbits = n & 7;
+                        } else {
+                            acc = racc;
+                            nbits = rbits;
+                            rawPos = rpos;
+                            putRaw(u, w);
+                            if (overflow) { // the raw bits alone do not fit
+                                return -1;
+                            }
+                            racc = acc;
+                            rbits = nbits;
+                            rpos = rawPos;
+                        }
+                    }
                     ctx = sym == 0 ? 0 : 1;
                 } else {
                     ctx = 0;
                 }
                 prevTop = top;
-                if (overflow) { // the raw bits alone do not fit
-                    return -1;
-                }
             }
+            acc = racc;
+            nbits = rbits;
+            rawPos = rpos;
             encodeDecisions(dec, nd);
             int end = finishEncoder(limit);
             return end < 0 ? -1 : end - start;

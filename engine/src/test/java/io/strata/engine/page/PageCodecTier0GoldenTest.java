@@ -277,4 +277,41 @@ class PageCodecTier0GoldenTest {
             }
         }
     }
+    /**
+     * The shape the write path spends most on (Netdata 1.37.1's engine stress test: dimension d of
+     * chart c holds {@code (t * (c + 1) + t * (d + 1)) mod 1024}), in every variant the encoder's
+     * shortcuts touch: steps that wrap often or rarely, scaled to decimals, constant runs, gaps,
+     * anomalous points (a cleared flag) and a count below the page; compared with the reference.
+     */
+    @Test
+    void encoderMatchesTheReferenceOnStressTestPages() {
+        long seed = System.nanoTime();
+        System.out.println("PageCodecTier0GoldenTest.encoderMatchesTheReferenceOnStressTestPages seed = " + seed);
+        SplittableRandom r = new SplittableRandom(seed);
+        byte[] a = new byte[5 + PageCodecTier0.maxEncodedLength(1024)];
+        byte[] b = new byte[a.length];
+        for (int t = 0; t < 3000; t++) {
+            int n = r.nextInt(8) == 0 ? r.nextInt(1, 64) : 1024;
+            int[] p = new int[n];
+            long mul = r.nextInt(4) == 0 ? r.nextInt(1, 2048) : r.nextInt(2, 66);
+            long t0 = r.nextLong(0, 2_000_000_000L);
+            double scale = r.nextInt(3) == 0 ? Math.pow(10, r.nextInt(-3, 4)) : 1;
+            double gapRate = r.nextInt(4) == 0 ? r.nextDouble(0.2) : 0;
+            double anomalyRate = r.nextInt(4) == 0 ? r.nextDouble(0.1) : 0;
+            int constantFrom = r.nextInt(6) == 0 ? r.nextInt(n) : n;
+            for (int i = 0; i < n; i++) {
+                long v = ((t0 + Math.min(i, constantFrom)) * mul) % 1024;
+                int flags = r.nextDouble() < anomalyRate ? 0 : StorageNumber.SN_DEFAULT_FLAGS;
+                p[i] = r.nextDouble() < gapRate ? GAP : StorageNumber.pack(v * scale, flags);
+            }
+            int count = r.nextInt(8) == 0 ? r.nextInt(n + 1) : n;
+            int off = r.nextInt(5);
+            int la = PageCodecTier0.encode(p, count, a, off);
+            int lb = Tier0ReferenceEncoder.encode(p, count, b, off);
+            if (la != lb || !java.util.Arrays.equals(a, off, off + la, b, off, off + lb)) {
+                throw new AssertionError("seed " + seed + ", page " + t + " (" + count + " points): encoded "
+                        + la + " bytes, the reference " + lb);
+            }
+        }
+    }
 }

@@ -29,6 +29,7 @@ final class BenchData {
     /** Dataset names taken by the {@code dataset} parameters. */
     static final String NETDATA = "netdata";
     static final String RANDOM_WALK = "random-walk";
+    static final String STRESS = "stress";
 
     /** Points in a full tier-0 page. */
     static final int PAGE_POINTS = DiskFormat.pagePoints(0);
@@ -96,13 +97,39 @@ final class BenchData {
         return pages;
     }
 
-    /** The pages of the named dataset: {@link #NETDATA} or {@link #RANDOM_WALK} (1024 metrics x 3 windows). */
+    /**
+     * Pages of the values Netdata 1.37.1's own engine stress test writes: dimension {@code d} of chart
+     * {@code c} holds {@code (t * (c + 1) + t * (d + 1)) mod 1024} at second {@code t} (integers that
+     * jump about every second, no gaps). {@code charts x dims} pages of the window that starts at
+     * second {@code t0}.
+     */
+    static int[][] stressPages(int charts, int dims, long t0) {
+        int[][] pages = new int[charts * dims][];
+        for (int c = 0; c < charts; c++) {
+            for (int d = 0; d < dims; d++) {
+                int[] p = new int[PAGE_POINTS];
+                for (int i = 0; i < PAGE_POINTS; i++) {
+                    long t = t0 + i;
+                    p[i] = sn((double) ((t * (c + 1) + t * (d + 1)) % 1024));
+                }
+                pages[c * dims + d] = p;
+            }
+        }
+        return pages;
+    }
+
+    /**
+     * The pages of the named dataset: {@link #NETDATA}, {@link #RANDOM_WALK} (1024 metrics x 3
+     * windows) or {@link #STRESS} (32 charts x 32 dimensions, one window).
+     */
     static int[][] pages(String dataset) {
         switch (dataset) {
             case NETDATA:
                 return netdataPages();
             case RANDOM_WALK:
                 return randomWalkPages(1024, 3, 0x5EED);
+            case STRESS:
+                return stressPages(32, 32, 1_700_000_000L);
             default:
                 throw new IllegalArgumentException("unknown dataset " + dataset);
         }

@@ -25,6 +25,9 @@ import org.openjdk.jmh.annotations.State;
  *     gap-only, integral and noisy pages is what a real node seals.</li>
  * <li>{@code random-walk}: 1024 metrics x 3 windows of {@code RandomWalkDataset} (two-decimal
  *     gauges that move every second, no gaps, no constants): a harder, uniform case.</li>
+ * <li>{@code stress}: the values of Netdata 1.37.1's engine stress test (32 charts x 32
+ *     dimensions, one window; see {@code BenchData.stressPages}), the shape of the write-path
+ *     comparison in docs/benchmarks.md.</li>
  * </ul>
  * Each invocation encodes (or decodes) the next page, cycling through all of them.
  *
@@ -37,7 +40,7 @@ public class PageCodecBenchmark extends EngineBenchmarkBase {
 
     private static final int POINTS = 1024;
 
-    @Param({BenchData.NETDATA, BenchData.RANDOM_WALK})
+    @Param({BenchData.NETDATA, BenchData.RANDOM_WALK, BenchData.STRESS})
     public String dataset;
 
     private int[][] pages;
