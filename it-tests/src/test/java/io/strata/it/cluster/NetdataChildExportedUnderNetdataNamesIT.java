@@ -7,6 +7,7 @@ import io.strata.it.netdata.RealNetdata;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -75,8 +76,18 @@ class NetdataChildExportedUnderNetdataNamesIT {
                         DataSource.AVERAGE);
                 // the dimensions that have values (a dimension Netdata never filled, e.g. an absent
                 // interface's operstate, has no sample to send)
-                JsonNode data = ClusterApi.get(parent, "/host/" + CHILD + "/api/v1/data?chart=" + c.get("id").asText()
-                        + "&after=-120&format=json&options=seconds");
+                JsonNode data;
+                try {
+                    data = ClusterApi.get(parent, "/host/" + CHILD + "/api/v1/data?chart=" + c.get("id").asText()
+                            + "&after=-120&format=json&options=seconds");
+                } catch (IOException e) {
+                    // a chart defined with nothing stored in the window yet (a real child under load
+                    // collects a 5-second chart late): no value to send, as Netdata answers it
+                    if (String.valueOf(e.getMessage()).contains("answered 404: No metrics where matched")) {
+                        continue;
+                    }
+                    throw e;
+                }
                 JsonNode labels = data.get("labels");
                 for (int j = 1; j < labels.size(); j++) {
                     boolean any = false;
