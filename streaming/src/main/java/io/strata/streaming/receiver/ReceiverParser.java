@@ -436,29 +436,18 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         long usec = 0;
         if (i < e) {
             int valueStart = i;
-            long digits = 0;
-            boolean decimal = b[i] >= '1' && b[i] <= '9';
-            if (decimal) {
-                i = scanDigits(b, i, e);
-                digits = scannedDigits;
+            int valueEnd = scanValueWord(b, i, e);
+            if (valueEnd < 0) {
+                return false;
             }
-            while (i < e && !isSeparator(b[i])) {
-                byte c = b[i];
-                if (c == '"' || c == '\'' || c == '\\' || c == 0) {
-                    return false;
-                }
-                decimal = false; // more than digits: strtoll decides
-                i++;
-            }
-            int valueEnd = i;
+            i = valueEnd;
             while (i < e && isSeparator(b[i])) {
                 i++;
             }
             if (i < e) {
                 return false;
             }
-            usec = decimal && valueEnd - valueStart <= MAX_PLAIN_DIGITS ? digits
-                    : AsciiNumbers.parseLongC(b, valueStart, valueEnd);
+            usec = scannedValue(b, valueStart, valueEnd);
         }
         begin(b, s, e, idStart, idEnd, usec);
         return true;
@@ -529,26 +518,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             i++;
         }
         int valueStart = i;
-        // the value is read in the same pass: a decimal of 1..18 digits, not starting with 0, is
-        // what strtoll makes of it; anything else is left to parseLongC
-        long digits = 0;
-        boolean decimal = i < e && b[i] >= '1' && b[i] <= '9';
-        if (decimal) {
-            i = scanDigits(b, i, e);
-            digits = scannedDigits;
-        }
-        while (i < e && !isSeparator(b[i])) {
-            byte c = b[i];
-            if (c == '"' || c == '\'' || c == '\\' || c == 0) {
-                return false;
-            }
-            decimal = false; // more than digits: strtoll decides
-            i++;
-        }
-        int valueEnd = i;
-        if (valueEnd == valueStart) {
+        int valueEnd = scanValueWord(b, i, e);
+        if (valueEnd <= valueStart) {
             return false;
         }
+        i = valueEnd;
         while (i < e && isSeparator(b[i])) {
             i++;
         }
@@ -562,10 +536,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (c == null || !c.collecting) {
             throw error("SET outside BEGIN/END", b, s, e);
         }
-        int length = valueEnd - valueStart;
-        long value = decimal && length <= MAX_PLAIN_DIGITS ? digits
-                : length == 1 && b[valueStart] == '0' ? 0 : AsciiNumbers.parseLongC(b, valueStart, valueEnd);
-        set(b, s, e, dimStart, dimEnd, value, true);
+        set(b, s, e, dimStart, dimEnd, scannedValue(b, valueStart, valueEnd), true);
         return true;
     }
 
@@ -576,6 +547,41 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     /** Out-parameter of {@link #scanDigits}: the value of the digits it read (wrapped past 18 of them). */
     private long scannedDigits;
+    /** Out-parameter of {@link #scanValueWord}: the word was 1..18 decimal digits, the first not 0, valued {@link #scannedDigits}. */
+    private boolean scannedPlain;
+
+    /**
+     * Scans the value word of a fast-path line from {@code i}: returns its end (the first separator,
+     * or {@code e}), or -1 when it holds a quote, a backslash or NUL (the general path then splits the
+     * line as Netdata does). A decimal of 1..18 digits not starting with 0 is what strtoll makes of it
+     * and is read in the same pass ({@link #scannedPlain}); anything else is left to
+     * {@link #scannedValue}'s strtoll port.
+     */
+    private int scanValueWord(byte[] b, int i, int e) {
+        int start = i;
+        boolean decimal = i < e && b[i] >= '1' && b[i] <= '9';
+        if (decimal) {
+            i = scanDigits(b, i, e);
+        }
+        while (i < e && !isSeparator(b[i])) {
+            byte c = b[i];
+            if (c == '"' || c == '\'' || c == '\\' || c == 0) {
+                return -1;
+            }
+            decimal = false; // more than digits: strtoll decides
+            i++;
+        }
+        scannedPlain = decimal && i - start <= MAX_PLAIN_DIGITS;
+        return i;
+    }
+
+    /** The value of the word {@link #scanValueWord} scanned last, {@code b[start, end)}. */
+    private long scannedValue(byte[] b, int start, int end) {
+        if (scannedPlain) {
+            return scannedDigits;
+        }
+        return end - start == 1 && b[start] == '0' ? 0 : AsciiNumbers.parseLongC(b, start, end);
+    }
 
     /**
      * Reads the decimal digits from {@code i} on, eight at a time while eight more bytes are in the
