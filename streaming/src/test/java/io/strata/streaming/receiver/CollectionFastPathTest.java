@@ -2,7 +2,6 @@ package io.strata.streaming.receiver;
 
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
-import io.strata.engine.meta.HostInfo;
 import io.strata.engine.meta.MetadataStore;
 import io.strata.engine.page.StorageNumber;
 import io.strata.streaming.wire.StreamProtocolException;
@@ -17,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,8 +86,8 @@ class CollectionFastPathTest {
         String longId = "x".repeat(300);
         try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir.resolve("order")))) {
             long[] clock = {T * 1_000_000L};
-            ReceiverParser p = parser(engine, clock);
-            feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
+            ReceiverParser p = SetFastPathTest.parser(engine, clock);
+            SetFastPathTest.feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
                     + "DIMENSION a a absolute 1 1 ''\n"
                     + "DIMENSION '" + longId + "' l absolute 1 1 ''\n"
                     + "DIMENSION b b absolute 1 1 ''");
@@ -98,7 +96,7 @@ class CollectionFastPathTest {
             };
             for (int k = 0; k < 12; k++) {
                 if (k == 6) {
-                    feed(p, "DIMENSION c c absolute 1 1 ''");
+                    SetFastPathTest.feed(p, "DIMENSION c c absolute 1 1 ''");
                 }
                 clock[0] += 1_000_000L;
                 StringBuilder s = new StringBuilder("BEGIN \"system.cpu\" 1000000\n");
@@ -110,7 +108,7 @@ class CollectionFastPathTest {
                     s.append("SET \"c\" = ").append(value("c", k)).append('\n');
                 }
                 s.append("END");
-                feed(p, s.toString());
+                SetFastPathTest.feed(p, s.toString());
                 if (k >= 2) {
                     long second = T + k + 1;
                     for (String id : order) {
@@ -133,7 +131,7 @@ class CollectionFastPathTest {
         for (boolean observed : new boolean[] {true, false}) {
             try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir.resolve("log" + observed)))) {
                 long[] clock = {T * 1_000_000L};
-                ReceiverParser p = parser(engine, clock);
+                ReceiverParser p = SetFastPathTest.parser(engine, clock);
                 List<String> logged = new ArrayList<>();
                 if (observed) {
                     p.observe(new ReceivedStreamListener.Observer() {
@@ -146,11 +144,11 @@ class CollectionFastPathTest {
                         }
                     });
                 }
-                feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
+                SetFastPathTest.feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
                         + "DIMENSION user user absolute 1 1 ''");
                 for (int k = 0; k < 4; k++) {
                     clock[0] += 1_000_000L;
-                    feed(p, "BEGIN \"system.cpu\" 1000000\nSET \"user\" = " + (10 + k) + "\nEND");
+                    SetFastPathTest.feed(p, "BEGIN \"system.cpu\" 1000000\nSET \"user\" = " + (10 + k) + "\nEND");
                 }
                 List<String> stored = points(engine);
                 assertTrue(stored.size() >= 3, "stored: " + stored);
@@ -171,15 +169,15 @@ class CollectionFastPathTest {
     private List<String> run(List<String> values, boolean quoted) throws Exception {
         try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir.resolve("r" + runs++)))) {
             long[] clock = {T * 1_000_000L};
-            ReceiverParser p = parser(engine, clock);
-            feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
+            ReceiverParser p = SetFastPathTest.parser(engine, clock);
+            SetFastPathTest.feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
                     + "DIMENSION user user absolute 1 1 ''\n"
                     + "DIMENSION system system incremental 1 1 ''");
             for (int k = 0; k < 6; k++) {
                 clock[0] += 1_000_000L;
                 for (String v : values) {
                     String vk = k % 2 == 0 ? v : "1" + k;
-                    feed(p, quoted
+                    SetFastPathTest.feed(p, quoted
                             ? "BEGIN \"system.cpu\" 1000000\nSET \"user\" = " + vk + "\nSET \"system\" = " + vk + "\nEND"
                             : "BEGIN system.cpu 1000000\nSET user = " + vk + "\nSET system = " + vk + "\nEND ");
                 }
@@ -191,8 +189,8 @@ class CollectionFastPathTest {
     private List<String> runBegin(String duration, boolean quoted) throws Exception {
         try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir.resolve("b" + runs++)))) {
             long[] clock = {T * 1_000_000L};
-            ReceiverParser p = parser(engine, clock);
-            feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
+            ReceiverParser p = SetFastPathTest.parser(engine, clock);
+            SetFastPathTest.feed(p, "CHART system.cpu '' 'CPU' '%' cpu system.cpu line 100 1 '' '' ''\n"
                     + "DIMENSION user user incremental 1 1 ''");
             List<String> out = new ArrayList<>();
             try {
@@ -200,7 +198,7 @@ class CollectionFastPathTest {
                     clock[0] += 1_000_000L;
                     String begin = quoted ? "BEGIN \"system.cpu\"" : "BEGIN system.cpu";
                     String d = k % 3 == 2 ? duration : "1000000";
-                    feed(p, (d.isEmpty() ? begin : begin + " " + d) + "\nSET \"user\" = " + (1000 + 7L * k * k)
+                    SetFastPathTest.feed(p, (d.isEmpty() ? begin : begin + " " + d) + "\nSET \"user\" = " + (1000 + 7L * k * k)
                             + "\n" + (quoted ? "END" : "END "));
                 }
             } catch (StreamProtocolException e) {
@@ -234,18 +232,5 @@ class CollectionFastPathTest {
             }
         }
         return "no metric " + dimension;
-    }
-
-    private static ReceiverParser parser(StorageEngine engine, long[] clock) {
-        HostInfo host = new HostInfo(UUID.randomUUID(), "child", "linux", "UTC", 1, null);
-        return new ReceiverParser(engine, host, line -> { }, ReceiverReplication.NONE, false,
-                ReceiverLimits.DEFAULTS, new ReceiverStats(), () -> clock[0], null);
-    }
-
-    private static void feed(ReceiverParser p, String lines) throws StreamProtocolException {
-        for (String l : lines.split("\n")) {
-            byte[] b = l.getBytes(StandardCharsets.UTF_8);
-            p.line(b, 0, b.length);
-        }
     }
 }

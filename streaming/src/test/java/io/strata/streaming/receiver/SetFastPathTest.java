@@ -112,13 +112,14 @@ class SetFastPathTest {
         return points.get(points.size() - 1);
     }
 
-    private static ReceiverParser parser(StorageEngine engine, long[] clock) {
+    /** A parser storing into {@code engine}, its clock read from {@code clock[0]} (also for {@link CollectionFastPathTest}). */
+    static ReceiverParser parser(StorageEngine engine, long[] clock) {
         HostInfo host = new HostInfo(UUID.randomUUID(), "child", "linux", "UTC", 1, null);
         return new ReceiverParser(engine, host, line -> { }, ReceiverReplication.NONE, false,
                 ReceiverLimits.DEFAULTS, new ReceiverStats(), () -> clock[0], null);
     }
 
-    private static void feed(ReceiverParser p, String lines) throws StreamProtocolException {
+    static void feed(ReceiverParser p, String lines) throws StreamProtocolException {
         for (String l : lines.split("\n")) {
             byte[] b = l.getBytes(StandardCharsets.UTF_8);
             p.line(b, 0, b.length);
