@@ -26,8 +26,10 @@ import java.util.regex.Pattern;
  * of its charts. Plain HTTP only: a {@code :SSL} destination is skipped (its answer would need the
  * stream's TLS trust settings), as are destinations that do not parse. Each peer is asked once, at
  * the same time, on threads of this lookup (blocking I/O, never on an event loop), with short
- * timeouts and {@code Connection: close} (nothing stays open); a peer that does not answer counts
- * as holding nothing.
+ * timeouts and {@code Connection: close} (nothing stays open). A peer that answers with an error
+ * status (a 404: it does not know the host) holds nothing; a peer that does not answer at all (no
+ * connection, a timeout, an unreadable answer) makes the answer incomplete
+ * ({@link PeerLookup.Answer#everyPeerAnswered()} false): it may hold more of the host.
  */
 public final class HttpPeerLookup implements PeerLookup, AutoCloseable {
 
@@ -61,12 +63,12 @@ public final class HttpPeerLookup implements PeerLookup, AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<Long> newestSecond(String destinations, String machineGuid) {
+    public CompletableFuture<Answer> newestSecond(String destinations, String machineGuid) {
         List<Destination> peers;
         try {
             peers = Destination.parseList(destinations, defaultPort);
         } catch (IllegalArgumentException e) {
-            return CompletableFuture.completedFuture(-1L);
+            return CompletableFuture.completedFuture(Answer.NOBODY);
         }
         ExecutorService exec = executor();
         List<CompletableFuture<Long>> answers = new ArrayList<>();
@@ -88,17 +90,27 @@ public final class HttpPeerLookup implements PeerLookup, AutoCloseable {
             }
         }
         if (answers.isEmpty()) {
-            return CompletableFuture.completedFuture(-1L);
+            return CompletableFuture.completedFuture(Answer.NOBODY);
         }
         return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
             long newest = -1;
+            boolean every = true;
             for (CompletableFuture<Long> a : answers) {
-                newest = Math.max(newest, a.join());
+                long n = a.join();
+                if (n == NO_ANSWER) {
+                    every = false;
+                } else {
+                    newest = Math.max(newest, n);
+                }
             }
-            return newest;
+            return new Answer(newest, every);
         });
     }
 
+    /** {@link #ask}'s value for a peer that did not answer. */
+    private static final long NO_ANSWER = Long.MIN_VALUE;
+
+    /** The peer's newest second of the host, -1 when it holds nothing, {@link #NO_ANSWER} when it did not answer. */
     private long ask(URI uri) {
         HttpURLConnection c = null;
         InputStream in = null;
@@ -121,7 +133,7 @@ public final class HttpPeerLookup implements PeerLookup, AutoCloseable {
             return newestLastEntry(new String(body, StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             LOG.debug("asking {}: {}", uri, e.toString());
-            return -1;
+            return NO_ANSWER;
         } finally {
             // disconnect before the answer's stream is closed: a stream read to its end and closed
             // first hands its socket to the JDK's keep-alive cache, which keeps it open for seconds

@@ -31,7 +31,11 @@ import java.util.concurrent.TimeUnit;
  *   <li>otherwise (this parent was down, or is a replaced machine) it asks its peers for the newest
  *       second they hold of the host ({@link PeerLookup}) before it asks the host anything, holding
  *       its {@code REPLAY_CHART}s back meanwhile (bounded by {@link #LOOKUP_TIMEOUT_MILLIS}); the hole
- *       must start more than {@link #SLACK_SECONDS} before that second.</li>
+ *       must start more than {@link #SLACK_SECONDS} before that second, or a peer did not answer
+ *       (in time): a peer stopped, partitioned or too slow may hold the hole, and once anything after
+ *       the hole is stored here no copy of it could be stored any more, so the host is handed over
+ *       rather than the hole kept. The cost when that peer did not hold it after all is one move of
+ *       the host to its next parent (at most once in {@link #MIN_INTERVAL_MILLIS}).</li>
  * </ul>
  * Only the host's own stream ({@code hops} 1) of a parent that forwards it to peers is handed over,
  * at most once per host in {@link #MIN_INTERVAL_MILLIS}. Event loop only, except the lookup's answer,
@@ -62,9 +66,13 @@ public final class PeerHandOver {
     /** The peers' newest second of the host once asked (-1: none holds it); {@link #NOT_ASKED} before. */
     private long peersNewest = NOT_ASKED;
     private static final long NOT_ASKED = Long.MIN_VALUE;
+    /** Whether every peer asked answered (in time); meaningful once {@link #peersNewest} is set. */
+    private boolean everyPeerAnswered;
     /** While the peers are asked: the commands held back, and the oldest second the host lacks. */
     private List<String> heldBack;
     private long lackedFrom = Long.MAX_VALUE;
+    /** The same, of the charts this parent holds something of. */
+    private long lackedAfterHeldFrom = Long.MAX_VALUE;
     private ParentCommands out;
     private Channel channel;
     private boolean handedOver;
@@ -100,9 +108,11 @@ public final class PeerHandOver {
         this.out = direct;
         this.channel = ch;
         this.heldBack = new ArrayList<>();
-        lookup.newestSecond(destinations, machineGuid).whenComplete((newest, e) ->
-                ch.eventLoop().execute(() -> peersAnswered(e == null && newest != null ? newest : -1L)));
-        ch.eventLoop().schedule(() -> peersAnswered(-1L), LOOKUP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        lookup.newestSecond(destinations, machineGuid).whenComplete((answer, e) ->
+                ch.eventLoop().execute(() -> peersAnswered(e == null && answer != null
+                        ? answer : PeerLookup.Answer.NO_ANSWER)));
+        ch.eventLoop().schedule(() -> peersAnswered(PeerLookup.Answer.NO_ANSWER), LOOKUP_TIMEOUT_MILLIS,
+                TimeUnit.MILLISECONDS);
         return new ParentCommands() {
             @Override
             public void send(String line) {
@@ -120,17 +130,21 @@ public final class PeerHandOver {
         };
     }
 
-    /** The peers' answer (or the timeout's -1), on the event loop; the first one counts. */
-    void peersAnswered(long newest) {
+    /** The peers' answer (or the timeout's "no answer"), on the event loop; the first one counts. */
+    void peersAnswered(PeerLookup.Answer answer) {
         if (heldBack == null || handedOver) {
             return;
         }
-        peersNewest = newest;
+        peersNewest = answer.newest();
+        everyPeerAnswered = answer.everyPeerAnswered();
         List<String> lines = heldBack;
         heldBack = null;
-        if (lackedFrom != Long.MAX_VALUE && decide(lackedFrom)) {
-            LOG.info("{}: its retention starts after the newest second held here ({}), and a peer holds the host up"
-                    + " to {}: handing it over to the peers", who, lackedFrom - 1, newest);
+        long from = lackedFrom != Long.MAX_VALUE && decide(lackedFrom, false) ? lackedFrom
+                : lackedAfterHeldFrom != Long.MAX_VALUE && decide(lackedAfterHeldFrom, true) ? lackedAfterHeldFrom
+                : Long.MAX_VALUE;
+        if (from != Long.MAX_VALUE) {
+            LOG.info("{}: its retention starts after the newest second held here ({}), and {}: handing it over to"
+                    + " the peers", who, from - 1, whyAPeerMayHold(from));
             handOver();
             return;
         }
@@ -161,37 +175,61 @@ public final class PeerHandOver {
         long from = parentLast + 1;
         if (heldBack != null) {
             lackedFrom = Math.min(lackedFrom, from);
+            if (parentLast > 0) {
+                lackedAfterHeldFrom = Math.min(lackedAfterHeldFrom, from);
+            }
             return false;
         }
-        return holeInAnswer(from, childFirst);
+        return handOverFor(from, childFirst, parentLast > 0);
     }
 
     /**
      * The host's replay answer skips the seconds {@code [holeFrom, holeTo]} of a chart, none of
      * them stored here. True when the stream must end before anything after the hole is stored
      * (and then the host's next direct stream is refused once).
+     *
+     * @param chartHeldHere this parent holds some second of the chart
      */
-    public boolean holeInAnswer(long holeFrom, long holeTo) {
+    public boolean holeInAnswer(long holeFrom, long holeTo, boolean chartHeldHere) {
+        return handOverFor(holeFrom, holeTo, chartHeldHere);
+    }
+
+    private boolean handOverFor(long holeFrom, long holeTo, boolean afterAHeldSecond) {
         if (!eligible || holeTo < holeFrom || handedOver) {
             return false;
         }
-        if (!decide(holeFrom)) {
+        if (!decide(holeFrom, afterAHeldSecond)) {
             return false;
+        }
+        if (peersNewest != NOT_ASKED) {
+            LOG.info("{}: it lacks {}..{} and {}: handing it over to the peers", who, holeFrom, holeTo,
+                    whyAPeerMayHold(holeFrom));
         }
         handedOver = true;
         registry.handOver(machineGuid, REFUSE_DIRECT_MILLIS);
         return true;
     }
 
-    private boolean decide(long holeFrom) {
+    /**
+     * @param afterAHeldSecond this parent holds some second of the chart: else a peer that did not
+     *                         answer is no reason to move a host this parent may never have had (a new
+     *                         host, a new chart, a replaced parent asking a host that restarted)
+     */
+    private boolean decide(long holeFrom, boolean afterAHeldSecond) {
         if (recentlyHandedOver()) {
             return false;
         }
         if (peersNewest != NOT_ASKED) {
-            return peersNewest > holeFrom + SLACK_SECONDS;
+            // a peer that did not answer may hold the hole: storing past it here would keep it for good
+            return peersNewest > holeFrom + SLACK_SECONDS || !everyPeerAnswered && afterAHeldSecond;
         }
         long caughtUpEnd = registry.caughtUpEndSecond(machineGuid);
         return caughtUpEnd >= 0 && holeFrom > caughtUpEnd + SLACK_SECONDS;
+    }
+
+    private String whyAPeerMayHold(long holeFrom) {
+        return peersNewest > holeFrom + SLACK_SECONDS ? "a peer holds the host up to " + peersNewest
+                : "a peer did not answer (the others hold the host up to " + peersNewest + ") and may hold it";
     }
 
     private boolean recentlyHandedOver() {

@@ -62,6 +62,11 @@ final class ReceivedChart {
      * request's start, then each replayed point), checked for holes; 0 when not checked.
      */
     long replayCoveredTo;
+    /**
+     * Replication: this parent held some second of the chart when its definition ended (before this
+     * stream stored any), for {@link PeerHandOver#holeInAnswer}.
+     */
+    boolean heldBeforeDefinitionEnd;
     /** Replication: where the chart's steps are (the replication module's state). */
     final ReceiverReplication.ChartReplication replication;
     long replayedPoints;

@@ -967,6 +967,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         ReceiverReplication.Request r = c.replication.definitionEnded(parentLast, childFirst, childLast,
                 c.dimensionCount(), nowSeconds);
         c.replayCoveredTo = 0;
+        c.heldBeforeDefinitionEnd = parentLast > 0;
         sendReplicationRequest(c, r, childFirst, childLast);
     }
 
@@ -1175,7 +1176,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         long ue = Math.max(1, c.info.updateEvery());
         long covered = c.replayCoveredTo;
         if (pointTime - covered > (PeerHandOver.MIN_MISSING_SLOTS + 1) * ue - 1
-                && handOver.holeInAnswer(covered + 1, pointTime - ue)) {
+                && handOver.holeInAnswer(covered + 1, pointTime - ue, c.heldBeforeDefinitionEnd)) {
             throw new StreamHandedOverException("the replay of chart '" + c.info.id() + "' lacks "
                     + (covered + 1) + ".." + (pointTime - ue) + " (" + (pointTime - ue - covered) + " s) and"
                     + " nothing of it is stored here: handing the host over to the peers that may hold it"

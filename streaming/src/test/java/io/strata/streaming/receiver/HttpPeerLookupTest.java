@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The peers' newest second of a host, read from their {@code /host/<guid>/api/v1/charts}: the largest
- * {@code last_entry} of the peers that know the host; a peer that does not (404), that is down, or
- * a {@code :SSL} one counts as holding nothing.
+ * {@code last_entry} of the peers that know the host; a peer that does not (404) or a {@code :SSL}
+ * one (not asked) counts as holding nothing; a peer that is down makes the answer incomplete.
  */
 class HttpPeerLookupTest {
 
@@ -56,13 +56,22 @@ class HttpPeerLookupTest {
             String destinations = "127.0.0.1:" + unknown.getAddress().getPort() + " 127.0.0.1:" + down
                     + " 127.0.0.1:" + knows.getAddress().getPort() + ":SSL"
                     + " 127.0.0.1:" + older.getAddress().getPort();
-            assertEquals(1795000050L, lookup.newestSecond(destinations, GUID).get(10, TimeUnit.SECONDS),
-                    "the :SSL peer is not asked");
+            assertEquals(new PeerLookup.Answer(1795000050L, false),
+                    lookup.newestSecond(destinations, GUID).get(10, TimeUnit.SECONDS),
+                    "the :SSL peer is not asked; the peer that is down did not answer");
             destinations += " 127.0.0.1:" + knows.getAddress().getPort();
-            assertEquals(1795000160L, lookup.newestSecond(destinations, GUID).get(10, TimeUnit.SECONDS));
-            assertEquals(-1L, lookup.newestSecond("127.0.0.1:" + unknown.getAddress().getPort(), GUID)
-                    .get(10, TimeUnit.SECONDS));
-            assertEquals(-1L, lookup.newestSecond("", GUID).get(10, TimeUnit.SECONDS));
+            assertEquals(new PeerLookup.Answer(1795000160L, false),
+                    lookup.newestSecond(destinations, GUID).get(10, TimeUnit.SECONDS));
+            String answering = "127.0.0.1:" + unknown.getAddress().getPort() + " 127.0.0.1:"
+                    + older.getAddress().getPort() + " 127.0.0.1:" + knows.getAddress().getPort() + ":SSL";
+            assertEquals(PeerLookup.Answer.held(1795000050L),
+                    lookup.newestSecond(answering, GUID).get(10, TimeUnit.SECONDS),
+                    "every peer asked answered (a 404 holds nothing; the :SSL one is not asked)");
+            assertEquals(PeerLookup.Answer.NOBODY, lookup.newestSecond("127.0.0.1:" + unknown.getAddress().getPort(),
+                    GUID).get(10, TimeUnit.SECONDS));
+            assertEquals(PeerLookup.Answer.NO_ANSWER, lookup.newestSecond("127.0.0.1:" + down, GUID)
+                    .get(10, TimeUnit.SECONDS), "a peer that is down holds nothing it said, and may hold more");
+            assertEquals(PeerLookup.Answer.NOBODY, lookup.newestSecond("", GUID).get(10, TimeUnit.SECONDS));
         } finally {
             knows.stop(0);
             older.stop(0);
@@ -109,7 +118,7 @@ class HttpPeerLookupTest {
         late.start();
         try (HttpPeerLookup lookup = new HttpPeerLookup(Duration.ofSeconds(5), 19999)) {
             int port = late.getAddress().getPort();
-            assertEquals(-1L, lookup.newestSecond("127.0.0.1:" + port, GUID).get(10, TimeUnit.SECONDS));
+            assertEquals(PeerLookup.Answer.NOBODY, lookup.newestSecond("127.0.0.1:" + port, GUID).get(10, TimeUnit.SECONDS));
             assertEquals(List.of(), openConnectionsTo(port), "connections to the peer on " + port);
         } finally {
             late.stop(0);
@@ -118,7 +127,9 @@ class HttpPeerLookupTest {
 
     /** Lines of /proc/self/net/tcp{,6} of connections to {@code port} still open at this end (established or half-closed). */
     private static List<String> openConnectionsTo(int port) throws Exception {
-        String remote = String.format(":%04X", port);
+        // 127.0.0.1:port: the tables list every socket of the machine's namespace, and other
+        // processes' connections to the same port number on another address are none of the test's
+        String remote = String.format("0100007F:%04X", port);
         List<String> open = new ArrayList<>();
         // a JVM socket is an IPv6 one even to 127.0.0.1 (tcp6, as ::ffff:127.0.0.1)
         for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {

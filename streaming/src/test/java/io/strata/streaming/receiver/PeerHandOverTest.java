@@ -6,6 +6,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.DimensionInfo;
+import io.strata.engine.page.StorageNumber;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.config.IniFile;
@@ -150,7 +151,7 @@ class PeerHandOverTest {
         registry.setPeerLookup((destinations, guid) -> {
             assertEquals("127.0.0.1:9", destinations);
             assertEquals(GUID, guid);
-            return CompletableFuture.completedFuture(peersNewest);
+            return CompletableFuture.completedFuture(PeerLookup.Answer.held(peersNewest));
         });
         return context(true);
     }
@@ -193,6 +194,102 @@ class PeerHandOverTest {
         EmbeddedChannel directLater = connect(rc, 1, later);
         assertTrue(later.toString().startsWith("Hit me baby"), "refused only once: " + later);
         directLater.finishAndReleaseAll();
+    }
+
+    /** The engine's tier-0 seconds of the chart in {@code [from, to]} that hold a value. */
+    private long secondsHeld(long from, long to) throws Exception {
+        int metric = engine.registry().lookup(DimensionInfo.metricUuid(UUID.fromString(GUID), CHART, "x"));
+        long[] held = new long[1];
+        engine.queryTier0(metric, from, to, (time, sn) -> {
+            if (sn != StorageNumber.SN_EMPTY_SLOT) {
+                held[0]++;
+            }
+        });
+        return held[0];
+    }
+
+    @Test
+    void aPeerThatDidNotAnswerMayHoldTheHoleAndTheParentEndsUpHoldingItOnceThePeerForwardsTheHost()
+            throws Exception {
+        caughtUpStream(context(true), T - 100, T - 60);
+        // this parent was down from T-60; the peer that received the host meanwhile (up to T-20) is
+        // unreachable now (stopped, partitioned): the lookup gets no answer within its timeout
+        registry = new ReceiverRegistry(wallMillis::get);
+        registry.setPeerLookup((destinations, guid) -> new CompletableFuture<>());
+        ReceiverContext rc = context(true);
+        wallMillis.set(T * 1000);
+        EmbeddedChannel ch = connect(rc, 1, new StringBuilder());
+        send(ch, define(T - 100, T));
+        ch.advanceTimeBy(PeerHandOver.LOOKUP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertTrue(outbound(ch).contains("REPLAY_CHART \"" + CHART + "\" \"true\" " + (T - 60) + " " + T),
+                "asked after the lookup's timeout");
+        // the host lost T-49..T-20 (a SIGKILL: its memory)
+        send(ch, points(T - 59, T - 50) + points(T - 19, T) + rend(T - 100, T, true, T - 60, T));
+        assertFalse(ch.isActive(), "stored after the hole although a peer that did not answer may hold it");
+        assertEquals(T - 50, lastStored());
+        ch.finishAndReleaseAll();
+
+        // the peer is reachable again and receives the host, which it forwards here
+        EmbeddedChannel refused = connect(rc, 1, new StringBuilder());
+        refused.finishAndReleaseAll();
+        EmbeddedChannel peer = connect(rc, 2, new StringBuilder());
+        send(peer, define(T - 100, T));
+        assertTrue(outbound(peer).contains("REPLAY_CHART \"" + CHART + "\" \"true\" " + (T - 50) + " " + T),
+                "the peer is asked from the hole on");
+        send(peer, points(T - 49, T) + rend(T - 100, T, true, T - 50, T));
+        assertTrue(peer.isActive());
+        peer.finishAndReleaseAll();
+        assertEquals(T, lastStored());
+        assertEquals(101, secondsHeld(T - 100, T), "every second a replica holds is held here");
+    }
+
+    /** This parent restarted: it remembers no stream of the host; its peers answer {@code answer}. */
+    private ReceiverContext restart(PeerLookup.Answer answer) throws Exception {
+        registry = new ReceiverRegistry(wallMillis::get);
+        registry.setPeerLookup((destinations, guid) -> CompletableFuture.completedFuture(answer));
+        return context(true);
+    }
+
+    @Test
+    void aRetentionStartingAfterTheNewestSecondHeldIsHandedOverWhenAPeerDidNotAnswer() throws Exception {
+        caughtUpStream(context(true), T - 100, T - 60);
+        // one peer answered that it holds the host up to T-60, another did not answer
+        ReceiverContext rc = restart(new PeerLookup.Answer(T - 60, false));
+        wallMillis.set(T * 1000);
+        EmbeddedChannel ch = connect(rc, 1, new StringBuilder());
+        send(ch, define(T - 30, T));
+        assertFalse(ch.isActive(), "the stream was not handed over");
+        assertFalse(outbound(ch).contains("REPLAY_CHART"), "the host was asked");
+        assertEquals(T - 60, lastStored());
+        ch.finishAndReleaseAll();
+        assertTrue(registry.refuseHandedOver(GUID, 1));
+    }
+
+    @Test
+    void aPeerThatDidNotAnswerIsNoReasonToMoveAHostThisParentHoldsNothingOf() throws Exception {
+        ReceiverContext rc = restart(PeerLookup.Answer.NO_ANSWER);
+        EmbeddedChannel ch = connect(rc, 1, new StringBuilder());
+        send(ch, define(T - 100, T));
+        assertTrue(outbound(ch).contains("REPLAY_CHART"));
+        send(ch, points(T - 100, T - 60) + points(T - 19, T) + rend(T - 100, T, true, T - 101, T));
+        assertTrue(ch.isActive(), "a new host was moved for a peer that did not answer");
+        assertEquals(T, lastStored());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aHoleNoPeerHoldsWhenEveryPeerAnsweredIsStoredAsItComes() throws Exception {
+        caughtUpStream(context(true), T - 100, T - 60);
+        ReceiverContext rc = restart(PeerLookup.Answer.held(T - 60));
+        wallMillis.set(T * 1000);
+        EmbeddedChannel ch = connect(rc, 1, new StringBuilder());
+        send(ch, define(T - 100, T));
+        assertTrue(outbound(ch).contains("REPLAY_CHART \"" + CHART + "\" \"true\" " + (T - 60) + " " + T));
+        send(ch, points(T - 59, T - 50) + points(T - 19, T) + rend(T - 100, T, true, T - 60, T));
+        assertTrue(ch.isActive(), "handed over although every peer said it holds no more");
+        assertEquals(T, lastStored());
+        ch.finishAndReleaseAll();
     }
 
     @Test
