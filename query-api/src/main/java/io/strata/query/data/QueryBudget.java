@@ -36,9 +36,9 @@ public final class QueryBudget {
     /** Points between two looks at the clock. */
     private static final int CLOCK_EVERY = 4096;
     /**
-     * Cells (a row's value of one dimension) built or printed between two looks at the clock: a
-     * look costs tens of nanoseconds, a cell about as much again, so the deadline is seen within a
-     * fraction of a millisecond of passing at the price of well under 1% of the work.
+     * Cells (a row's value of one dimension) built or printed between two looks at the clock: one
+     * look among thousands of cells' work (a grouping's flush, a number printed) costs nothing that
+     * shows, and the deadline is still seen soon after it passes.
      */
     private static final int CELLS_EVERY = 16_384;
 
