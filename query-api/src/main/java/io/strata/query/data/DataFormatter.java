@@ -16,7 +16,8 @@ import io.strata.query.catalog.ChartView;
  * out each format (rows newest first unless {@code flip}), optionally inside the {@code jsonwrap}
  * wrapper, and inside the JSONP or Google data-source call. Values are transformed as they are
  * printed ({@code abs}, {@code percentage} of the row's total over every queried dimension,
- * {@code null2zero}), never stored twice.
+ * {@code null2zero}), never stored twice. Printing counts against the query's deadline
+ * ({@link QueryBudget#cells}): past it, {@link #write} throws the 504 the engine read would.
  */
 public final class DataFormatter {
 
@@ -216,6 +217,7 @@ public final class DataFormatter {
         if (shown > 0) {
             boolean firstLine = true;
             for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+                r.budget.cells(r.columns);
                 if (!firstLine) {
                     out.a(",\n");
                 }
@@ -278,6 +280,7 @@ public final class DataFormatter {
         out.a("\n  ],\n    ").a(kq).a("rows").a(kq).a(":\n [\n");
         boolean firstLine = true;
         for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+            r.budget.cells(r.columns);
             if (!firstLine) {
                 out.a(",\n");
             }
@@ -351,6 +354,7 @@ public final class DataFormatter {
             return;
         }
         for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+            r.budget.cells(r.columns);
             out.a(betweenLines).a(startLine);
             long t = r.rowTime(i);
             if (has(DataOptions.SECONDS) || has(DataOptions.MILLISECONDS)) {
@@ -376,6 +380,7 @@ public final class DataFormatter {
         out.a(prefix);
         boolean firstValue = true;
         for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+            r.budget.cells(r.columns);
             if (!firstValue) {
                 out.a(separator);
             }

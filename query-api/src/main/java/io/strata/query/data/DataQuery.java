@@ -160,6 +160,7 @@ public final class DataQuery {
 
         DataResult result = new DataResult(req, host, window, columns.size(), dbFirst, dbLast, updateEvery,
                 window.options(), tiers, wallClockSeconds);
+        result.budget = budget;
         TimeGrouping grouping = req.group.create(req.groupOptions, window.group(), window.points(),
                 window.resamplingGroup() != 1 ? window.resamplingDivisor() : 0);
         result.allDimensions = inWindow;

@@ -38,6 +38,8 @@ public final class DataResult {
     List<String[]> allDimensions = List.of();
     /** The target's charts with a dimension in the window ({@code all-dimensions}). */
     List<ChartView> allCharts = List.of();
+    /** What the query may cost: its deadline also bounds building the rows and printing them. */
+    QueryBudget budget = QueryBudget.UNLIMITED;
     /** Min and max over every value computed (empty cells count as 0, as in Netdata). */
     double min;
     double max;

@@ -18,7 +18,8 @@ import io.strata.engine.query.AggregateSink;
  * </ul>
  * Points that do not advance in time are dropped, as Netdata drops them. Values reach the grouping
  * method one by one; the engine's higher-tier points give the value Netdata fetches from a tier
- * for the method (average, min, max or sum).
+ * for the method (average, min, max or sum). Every row built counts against the query's deadline
+ * ({@link QueryBudget#cells}), which stops the loop with a 504.
  */
 final class PointLoop implements StorageEngine.Tier0Consumer, AggregateSink {
 
@@ -185,6 +186,7 @@ final class PointLoop implements StorageEngine.Tier0Consumer, AggregateSink {
     }
 
     private void flushRow() {
+        result.budget.cells(1);
         double v = grouping.flush();
         result.values[row * result.columns + column] = v;
         double forRange = Double.isNaN(v) ? 0 : v;

@@ -5,6 +5,8 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.query.AggregateSink;
 import io.strata.query.http.ApiError;
 
+import java.util.function.LongSupplier;
+
 /**
  * What one query may cost: a deadline ({@code timeout=} in milliseconds, bounded by the server's
  * {@code [web] query timeout ms}) and a number of points read from the engine ({@code [web] max
@@ -28,20 +30,32 @@ public final class QueryBudget {
     }
 
     /** No bound (callers inside the node, tests of query results). */
-    public static final QueryBudget UNLIMITED = new QueryBudget(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, "");
+    public static final QueryBudget UNLIMITED = new QueryBudget(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, "",
+            System::nanoTime);
 
     /** Points between two looks at the clock. */
     private static final int CLOCK_EVERY = 4096;
+    /**
+     * Cells (a row's value of one dimension) built or printed between two looks at the clock: one
+     * look among thousands of cells' work (a grouping's flush, a number printed) costs nothing that
+     * shows, and the deadline is still seen soon after it passes.
+     */
+    private static final int CELLS_EVERY = 16_384;
 
     private final long deadlineNanos;
     private final long maxPoints;
     private final long timeoutMillis;
     private final String timeoutSource;
+    /** {@link System#nanoTime()}, or a test's clock. */
+    private final LongSupplier nanoClock;
     private long points;
     private int sinceClock;
+    private int cellsSinceClock;
 
-    private QueryBudget(long deadlineNanos, long maxPoints, long timeoutMillis, String timeoutSource) {
+    private QueryBudget(long deadlineNanos, long maxPoints, long timeoutMillis, String timeoutSource,
+                        LongSupplier nanoClock) {
         this.deadlineNanos = deadlineNanos;
+        this.nanoClock = nanoClock;
         this.maxPoints = maxPoints;
         this.timeoutMillis = timeoutMillis;
         this.timeoutSource = timeoutSource;
@@ -53,10 +67,16 @@ public final class QueryBudget {
      * server's timeout.
      */
     public static QueryBudget start(Limits limits, long requestedTimeoutMillis, long startNanos) {
+        return start(limits, requestedTimeoutMillis, startNanos, System::nanoTime);
+    }
+
+    /** As {@link #start(Limits, long, long)}, the deadline watched on {@code nanoClock} (tests move it). */
+    public static QueryBudget start(Limits limits, long requestedTimeoutMillis, long startNanos,
+                                    LongSupplier nanoClock) {
         boolean fromRequest = requestedTimeoutMillis > 0 && requestedTimeoutMillis < limits.timeoutMillis();
         long ms = fromRequest ? requestedTimeoutMillis : limits.timeoutMillis();
         return new QueryBudget(startNanos + ms * 1_000_000L, limits.maxPointsRead(), ms,
-                fromRequest ? "timeout=" + ms : "[web] query timeout ms = " + ms);
+                fromRequest ? "timeout=" + ms : "[web] query timeout ms = " + ms, nanoClock);
     }
 
     /** Counts {@code n} points read and checks both bounds. */
@@ -74,8 +94,27 @@ public final class QueryBudget {
         }
     }
 
+    /**
+     * Counts {@code cells} built into rows or printed; every {@value #CELLS_EVERY} of them, checks the
+     * deadline. A query that reads nothing can still plan 86 400 rows of many dimensions: building and
+     * printing them is bounded by the same deadline as the engine read.
+     *
+     * @throws ApiError 504, as {@link #checkDeadline()}
+     */
+    public void cells(int cells) {
+        if (deadlineNanos == Long.MAX_VALUE) {
+            return; // no deadline (and UNLIMITED, shared by every thread, is never written)
+        }
+        cellsSinceClock += cells;
+        if (cellsSinceClock >= CELLS_EVERY) {
+            cellsSinceClock = 0;
+            checkDeadline();
+        }
+    }
+
+    /** @throws ApiError 504 naming the timeout and where it came from, once the deadline has passed */
     public void checkDeadline() {
-        if (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos > 0) {
+        if (deadlineNanos != Long.MAX_VALUE && nanoClock.getAsLong() - deadlineNanos > 0) {
             throw new ApiError(HttpResponseStatus.GATEWAY_TIMEOUT, "The query timed out after " + timeoutMillis
                     + " ms (" + timeoutSource + ").");
         }

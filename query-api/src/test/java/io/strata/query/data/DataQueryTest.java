@@ -611,4 +611,56 @@ class DataQueryTest {
         assertEquals(88201, r.get("points").asInt());
         assertEquals(r.get("points").asInt(), r.get("result").get("data").size());
     }
+
+    /**
+     * A hostile query: {@code after} beyond the largest number, {@code before} unreadable, virtual
+     * points and no {@code points}: a day of one-second rows over every dimension of the contexts,
+     * with no stored point in it, so the engine reads nothing and all the work is building and
+     * printing rows.
+     */
+    static final String ROWS_WITHOUT_READS = "context=ctx.*&after=99999999999999999999999&before=zz";
+
+    /** A query budget of {@code timeout=200} watched on {@code clock[0]}, which starts at 0. */
+    static QueryBudget budgetOn(long[] clock) {
+        return QueryBudget.start(new QueryBudget.Limits(5_000, 1_000_000), 200, 0, () -> clock[0]);
+    }
+
+    @Test
+    void aDeadlinePassedWhenRowBuildingStartsStopsItWith504() throws Exception {
+        DataRequest req = DataRequest.parse(QueryString.parse(ROWS_WITHOUT_READS + "&options=virtual-points"));
+        DataResult planned = DataQuery.execute(engine, host, req, T0 + N + 1);
+        assertEquals(QueryWindow.MAX_POINTS, planned.rows());
+        assertEquals(0, planned.pointsPerTier()[0]);
+        // the same rows built again, the deadline already passed
+        long[] clock = {0};
+        QueryBudget late = budgetOn(clock);
+        clock[0] = 201_000_000L;
+        QueryWindow w = planned.window();
+        DataResult rebuilt = new DataResult(req, host, w, planned.columns(), planned.dbFirst, planned.dbLast,
+                planned.updateEvery, planned.options, planned.pointsPerTier.length, planned.wallClock);
+        rebuilt.budget = late;
+        PointLoop loop = new PointLoop(rebuilt, req.group.create(req.groupOptions, w.group(), w.points(),
+                w.resamplingGroup() != 1 ? w.resamplingDivisor() : 0), PointLoop.fetchFor(req.group));
+        loop.start(0, 1);
+        ApiError e = assertThrows(ApiError.class, loop::finish);
+        assertEquals(504, e.status().code());
+        assertEquals("The query timed out after 200 ms (timeout=200).", e.getMessage());
+    }
+
+    @Test
+    void aDeadlinePassedWhenPrintingStartsStopsItWith504() throws Exception {
+        for (String format : new String[]{"json", "csv&options=virtual-points|jsonwrap", "ssv", "datatable",
+            "csvjsonarray"}) {
+            long[] clock = {0};
+            DataRequest req = DataRequest.parse(QueryString.parse(ROWS_WITHOUT_READS + "&format="
+                    + (format.contains("&") ? format : format + "&options=virtual-points")));
+            // within the deadline while the engine reads and the rows are built
+            DataResult r = DataQuery.execute(engine, host, req, T0 + N + 1, budgetOn(clock));
+            assertEquals(QueryWindow.MAX_POINTS, r.rows(), format);
+            clock[0] = 201_000_000L;
+            ApiError e = assertThrows(ApiError.class, () -> DataFormatter.write(r, new Out(), ZoneOffset.UTC), format);
+            assertEquals(504, e.status().code(), format);
+            assertEquals("The query timed out after 200 ms (timeout=200).", e.getMessage(), format);
+        }
+    }
 }
