@@ -62,6 +62,12 @@ final class ReceivedChart {
      * request's start, then each replayed point), checked for holes; 0 when not checked.
      */
     long replayCoveredTo;
+    /**
+     * The end ({@code before}) of the replay answer that started this chart's live stream
+     * ({@code REND ... true}), until the chart's first live collection; 0 otherwise. A 2.x child
+     * can skip the slots between (ReceiverParser#begin2 says when and why).
+     */
+    long streamingStartedAfter;
     /** Replication: where the chart's steps are (the replication module's state). */
     final ReceiverReplication.ChartReplication replication;
     long replayedPoints;
