@@ -65,7 +65,7 @@ final class ReceivedChart {
     /**
      * The end ({@code before}) of the replay answer that started this chart's live stream
      * ({@code REND ... true}), until the chart's first live collection; 0 otherwise. A 2.x child
-     * can skip the slots between (ReceiverParser#begin2 says when and why).
+     * can skip the slots between ({@code ReceiverParser.firstLivePointAfterReplay} says when and why).
      */
     long streamingStartedAfter;
     /** Replication: where the chart's steps are (the replication module's state). */

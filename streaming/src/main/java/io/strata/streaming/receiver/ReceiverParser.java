@@ -72,11 +72,12 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private static final byte[] K_FLUSH = ascii("FLUSH");
     private static final byte[] K_DISABLE = ascii("DISABLE");
     private static final byte[] W_TRUE = ascii("true");
-    private static final int MAX_SKIPPED_SLOTS_LOGGED = 10;
     private static final byte[] W_GLOBAL = ascii("GLOBAL");
     private static final byte[] W_HOST = ascii("HOST");
     private static final byte[] W_CHART = ascii("CHART");
     private static final byte[] W_LOCAL = ascii("LOCAL");
+    /** Lines of {@link #firstLivePointAfterReplay} logged at INFO per stream; the rest at DEBUG. */
+    private static final int MAX_SKIPPED_SLOTS_LOGGED = 10;
 
     /** Receives function results ({@code FUNCTION_RESULT_BEGIN} … {@code FUNCTION_RESULT_END}). */
     public interface FunctionResults {
@@ -127,9 +128,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private boolean chartsRefused;
     /** Charts holding a {@link ReceivedChart#deferredRequest}, and where the next send looks first. */
     private int deferredRequests;
+    private int deferredCursor;
     /** Lines of {@link #firstLivePointAfterReplay} logged at INFO on this stream (then DEBUG). */
     private int skippedSlotsLogged;
-    private int deferredCursor;
 
     // FUNCTION_RESULT payload being collected
     private StringBuilder functionPayload;
