@@ -85,6 +85,11 @@ public final class NodeMeters {
         FunctionCounter.builder("strata.stream.protocol.errors", stats, s -> s.protocolErrors.sum())
                 .description("Streams closed for a protocol error")
                 .register(r);
+        FunctionCounter.builder("strata.stream.slots.skipped.by.children", stats,
+                        s -> s.slotsSkippedAtStreamingStart.sum())
+                .description("Slots children sent neither in the replay answer that started a chart's live stream"
+                        + " nor live after it (the child's loss; docs/replication.md)")
+                .register(r);
         FunctionCounter.builder("strata.stream.definitions.refused", stats, s -> s.chartsRefused.sum())
                 .description("Chart definitions refused for stream.conf's max charts per host (not stored; the"
                         + " stream goes on)")

@@ -67,6 +67,12 @@ final class ReceivedChart {
      * stream stored any), for {@link PeerHandOver#holeInAnswer}.
      */
     boolean heldBeforeDefinitionEnd;
+    /**
+     * The end ({@code before}) of the replay answer that started this chart's live stream
+     * ({@code REND ... true}), until the chart's first live collection; 0 otherwise. A 2.x child
+     * can skip the slots between ({@code ReceiverParser.firstLivePointAfterReplay} says when and why).
+     */
+    long streamingStartedAfter;
     /** Replication: where the chart's steps are (the replication module's state). */
     final ReceiverReplication.ChartReplication replication;
     long replayedPoints;

@@ -76,6 +76,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private static final byte[] W_HOST = ascii("HOST");
     private static final byte[] W_CHART = ascii("CHART");
     private static final byte[] W_LOCAL = ascii("LOCAL");
+    /** Lines of {@link #firstLivePointAfterReplay} logged at INFO per stream; the rest at DEBUG. */
+    private static final int MAX_SKIPPED_SLOTS_LOGGED = 10;
 
     /** Receives function results ({@code FUNCTION_RESULT_BEGIN} … {@code FUNCTION_RESULT_END}). */
     public interface FunctionResults {
@@ -127,6 +129,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     /** Charts holding a {@link ReceivedChart#deferredRequest}, and where the next send looks first. */
     private int deferredRequests;
     private int deferredCursor;
+    /** Lines of {@link #firstLivePointAfterReplay} logged at INFO on this stream (then DEBUG). */
+    private int skippedSlotsLogged;
 
     // FUNCTION_RESULT payload being collected
     private StringBuilder functionPayload;
@@ -468,6 +472,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         ReceivedChart c = charts.get(index);
         current = c;
         c.collecting = true;
+        // this parent interpolates v1 collections itself: the slot it stores is its own choice
+        c.streamingStartedAfter = 0;
         c.interpolated = false;
         c.stored.clear();
         c.nextDimension = 0;
@@ -709,6 +715,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         skipping = false;
         ReceivedChart c = charts.get(index);
         current = c;
+        if (c.streamingStartedAfter > 0) {
+            firstLivePointAfterReplay(c, updateEvery, endTime);
+        }
         c.collecting = true;
         c.interpolated = true;
         c.stored.clear();
@@ -716,6 +725,46 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.collectionNumber++;
         sink.startCounting();
         c.collector.interpolatedBegin((int) updateEvery, endTime);
+    }
+
+    /**
+     * The first live {@code BEGIN2} of a chart after the replay answer that started its stream
+     * ended at {@link ReceivedChart#streamingStartedAfter}: slots between were sent neither way.
+     *
+     * <p>Netdata 2.9.0 loses them on the child: {@code rrdset_timed_done()} decides whether a
+     * collection is streamed ({@code stream_send_metrics_init()}: not while the chart's replication
+     * is in progress) before it takes the chart's {@code data_collection_lock}, and the replication
+     * answer that starts streaming holds that lock while it covers the chart up to its
+     * {@code last_updated} (capped at the wall clock it read before taking the lock;
+     * {@code src/streaming/stream-replication-sender.c}). A collection that decided while the answer
+     * was being prepared, then waited for the lock, is stored on the child but is in neither the
+     * answer nor the live stream. This parent cannot store those slots later (a metric's points are
+     * stored in time order and this point is stored now), so they are counted and told, as the
+     * child's loss, never invented.
+     */
+    private void firstLivePointAfterReplay(ReceivedChart c, long updateEvery, long endTime) {
+        long after = c.streamingStartedAfter;
+        c.streamingStartedAfter = 0;
+        if (endTime <= after + updateEvery) {
+            return;
+        }
+        long from = after + updateEvery;
+        long to = endTime - updateEvery;
+        long slots = (to - from) / updateEvery + 1;
+        stats.slotsSkippedAtStreamingStart.add(slots);
+        if (skippedSlotsLogged < MAX_SKIPPED_SLOTS_LOGGED) {
+            skippedSlotsLogged++;
+            LOG.info("host '{}' ({}): chart '{}': the child sent no point for {}..{} ({} slot(s)): its replay answer"
+                            + " that started streaming ended at {}, its first live point is at {}{}",
+                    LogText.escape(host.hostname()), hostGuid, LogText.escape(c.info.id()), from, to, slots, after,
+                    endTime, skippedSlotsLogged == MAX_SKIPPED_SLOTS_LOGGED ? " (further ones of this stream are"
+                            + " logged at DEBUG)" : "");
+        } else if (LOG.isDebugEnabled()) {
+            LOG.debug("host '{}' ({}): chart '{}': the child sent no point for {}..{} ({} slot(s)): its replay answer"
+                            + " that started streaming ended at {}, its first live point is at {}",
+                    LogText.escape(host.hostname()), hostGuid, LogText.escape(c.info.id()), from, to, slots, after,
+                    endTime);
+        }
     }
 
     /** {@code SET2 '<dimension>' <collected> <value|#> <flags>}: {@code #} = the collected value; flags A, R, E. */
@@ -968,6 +1017,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
                 c.dimensionCount(), nowSeconds);
         c.replayCoveredTo = 0;
         c.heldBeforeDefinitionEnd = parentLast > 0;
+        c.streamingStartedAfter = 0;
         sendReplicationRequest(c, r, childFirst, childLast);
     }
 
@@ -1393,6 +1443,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         if (start) {
             c.replicating = false;
             c.replayCoveredTo = 0;
+            // "true 0 0" answered without a window: nothing to compare the first live point with
+            c.streamingStartedAfter = Math.max(0, before);
             observer.chartReplicationFinished(c.chartId);
             return;
         }

@@ -17,4 +17,9 @@ public final class ReceiverStats {
     public final LongAdder chartsRefused = new LongAdder();
     /** Dimension definitions refused for {@code max dimensions per host} or the per-chart bound. */
     public final LongAdder dimensionsRefused = new LongAdder();
+    /**
+     * Slots a child sent neither in the replay answer that started a chart's live stream nor live
+     * after it (its first live point came later): the child's loss, counted, not stored.
+     */
+    public final LongAdder slotsSkippedAtStreamingStart = new LongAdder();
 }
