@@ -9,38 +9,32 @@ import io.strata.engine.io.FileHandle;
 import io.strata.engine.io.ForwardingFileHandle;
 import io.strata.engine.io.ForwardingFileIo;
 import io.strata.engine.io.FileIo.OpenMode;
-import io.strata.engine.meta.ChartInfo;
-import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
-import io.strata.replication.receiver.ReplicationPlanner;
-import io.strata.streaming.auth.StreamConfig;
-import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.child.LocalCharts;
-import io.strata.streaming.receiver.ReceiverLimits;
+import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.receiver.ReceiverParser;
-import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.sender.Destination;
 import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static io.strata.replication.child.ChildParentWire.command;
 import static io.strata.replication.child.ChildParentWire.feed;
+import static io.strata.replication.child.ChildParentWire.firstMetric;
+import static io.strata.replication.child.ChildParentWire.host;
+import static io.strata.replication.child.ChildParentWire.oneDimensionChart;
+import static io.strata.replication.child.ChildParentWire.parent;
 import static io.strata.replication.child.ChildParentWire.points;
+import static io.strata.replication.child.ChildParentWire.senderSettings;
+import static io.strata.replication.child.ChildParentWire.session;
 import static io.strata.replication.child.ChildParentWire.written;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -66,36 +60,17 @@ class UnreadableHistoryIsAnsweredTest {
     @TempDir
     Path dir;
 
-    private volatile long nowMicros;
-
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            long now = nowMicros;
-            return Instant.ofEpochSecond(now / 1_000_000L, (now % 1_000_000L) * 1000);
-        }
-    };
+    private final ChildParentWire.TestClock clock = new ChildParentWire.TestClock();
 
     @Test
     void aRequestForHistoryTheEngineCannotReadIsAnsweredAndTheChartStreamsLive() throws Exception {
-        HostInfo host = new HostInfo(HOST, "child-1", "linux", "UTC", 1, Map.of());
+        HostInfo host = host(HOST, "child-1");
         // the child's earlier run: ten seconds stored, then on disk when its engine closed. One tier: more
         // would read the datafile when the engine opens (to fill them) and keep its pages in the cache
         EngineConfig childConfig = EngineConfig.defaults(dir.resolve("child")).withTiers(1);
         try (StorageEngine earlierDb = StorageEngine.open(childConfig)) {
             LocalCharts earlier = new LocalCharts(earlierDb, host);
-            LocalCharts.Chart c = earlier.define(ChartInfo.of(HOST, CHART, 1), List.of(DimensionInfo.of(HOST, CHART,
-                    "d0")));
+            LocalCharts.Chart c = oneDimensionChart(earlier, HOST, CHART);
             for (long s = T; s < T + 10; s++) {
                 collect(earlier, c, s);
             }
@@ -108,28 +83,21 @@ class UnreadableHistoryIsAnsweredTest {
             // from here on, every read of a datafile fails: the earlier run's points cannot be read
             io.failing.set(true);
             LocalCharts local = new LocalCharts(childDb, host);
-            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, CHART, 1),
-                    List.of(DimensionInfo.of(HOST, CHART, "d0")));
-            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
-                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
+            LocalCharts.Chart chart = oneDimensionChart(local, HOST, CHART);
             List<String> requests = new ArrayList<>();
-            ReceiverParser parent = new ReceiverParser(parentDb, host, requests::add,
-                    ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
-                    () -> nowMicros, null);
-            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
+            ReceiverParser parent = parent(parentDb, host, requests, clock);
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, senderSettings(), 1, null, clock)) {
                 long second = T + 20;
                 collect(local, chart, second);
-                SenderSession session = SenderSession.over("child-1", channel,
-                        Destination.parse("127.0.0.1:19999", 19999), CAPS, 1 << 20);
-                nowMicros = second * 1_000_000L + 400_000;
+                SenderSession session = session("child-1", channel, CAPS);
+                clock.setMicros(second * 1_000_000L + 400_000);
                 streamer.onConnected(session, CAPS);
                 feed(parent, written(channel));
                 assertEquals(1, requests.size(), "one REPLAY_CHART: " + requests);
                 assertTrue(requests.get(0).contains("\"true\""), "the parent asks for all it lacks: " + requests);
 
-                byte[] request = requests.get(0).trim().getBytes(StandardCharsets.US_ASCII);
-                requests.clear();
-                streamer.onParentCommand(session, request, request.length);
+                String request = requests.remove(0);
+                command(streamer, session, request);
                 String answer = written(channel);
                 assertTrue(io.failedReads.get() > 0, "the answer tried to read the history from the datafile: " + answer);
                 assertTrue(answer.startsWith("RBEGIN \"" + CHART + "\"\n"), "the request is answered: [" + answer
@@ -147,8 +115,7 @@ class UnreadableHistoryIsAnsweredTest {
                     collect(local, chart, ++second);
                     feed(parent, written(channel));
                 }
-                List<String> got = points(parentDb, parentDb.metadata().metrics(
-                        parentDb.metadata().chartId(HOST, CHART)).get(0));
+                List<String> got = points(parentDb, firstMetric(parentDb, HOST, CHART));
                 for (long s = T + 21; s <= T + 23; s++) {
                     assertTrue(got.contains((s - T) + "=" + (double) (5000 + (s - T))),
                             "the parent stores the live second T+" + (s - T) + ": " + got + "\nanswer:\n" + answer);
@@ -161,8 +128,8 @@ class UnreadableHistoryIsAnsweredTest {
 
     /** One collection pass at {@code second} (5 ms past it), the value 5000 + its second. */
     private void collect(LocalCharts local, LocalCharts.Chart chart, long second) {
-        nowMicros = second * 1_000_000L + 5_000;
-        local.collect(chart, new long[] {5000 + (second - T)}, null, nowMicros);
+        clock.setMicros(second * 1_000_000L + 5_000);
+        local.collect(chart, new long[] {5000 + (second - T)}, null, clock.micros());
         local.passDone(List.of(chart));
     }
 

@@ -1,6 +1,5 @@
 package io.strata.replication.forward;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -10,6 +9,7 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
+import io.strata.replication.child.ChildParentWire;
 import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.auth.HealthSetting;
 import io.strata.streaming.auth.StreamAuthorizer;
@@ -18,7 +18,6 @@ import io.strata.streaming.collect.StoredPointLog;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.receiver.ReceivedStreamListener;
-import io.strata.streaming.sender.Destination;
 import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -90,8 +88,7 @@ class HostForwarderTest {
                 60, false, "*", "", "", false);
         owner = new Forwarding(engine, template, clock);
         forwarder = new HostForwarder(stream, engine, template, null, owner, clock);
-        session = SenderSession.over("child", channel, Destination.parse("127.0.0.1:19999", 19999),
-                LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
+        session = ChildParentWire.session("child", channel, LocalHostStreamer.CHILD_CAPABILITIES);
     }
 
     @AfterEach
@@ -107,19 +104,14 @@ class HostForwarderTest {
         return loop.submit(task).get(30, TimeUnit.SECONDS);
     }
 
+    /** What the forwarder wrote to its parent since the last call. */
     private String written() {
-        StringBuilder sb = new StringBuilder();
-        ByteBuf b;
-        while ((b = channel.readOutbound()) != null) {
-            sb.append(b.toString(StandardCharsets.UTF_8));
-            b.release();
-        }
-        return sb.toString();
+        return ChildParentWire.written(channel);
     }
 
+    /** One command of the parent, read by the forwarder's connection. */
     private void command(String line) {
-        byte[] b = line.getBytes(StandardCharsets.US_ASCII);
-        forwarder.onParentCommand(session, b, b.length);
+        ChildParentWire.command(forwarder, session, line);
     }
 
     @Test
