@@ -1,14 +1,8 @@
 package io.strata.replication.child;
 
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.strata.engine.DiskFormat;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
-import io.strata.engine.io.FileChannelIo;
-import io.strata.engine.io.FileHandle;
-import io.strata.engine.io.ForwardingFileHandle;
-import io.strata.engine.io.ForwardingFileIo;
-import io.strata.engine.io.FileIo.OpenMode;
 import io.strata.engine.meta.HostInfo;
 import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.handshake.Capabilities;
@@ -17,14 +11,10 @@ import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.strata.replication.child.ChildParentWire.command;
 import static io.strata.replication.child.ChildParentWire.feed;
@@ -81,7 +71,7 @@ class UnreadableHistoryIsAnsweredTest {
         try (StorageEngine childDb = StorageEngine.open(childConfig.withIo(io));
              StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
             // from here on, every read of a datafile fails: the earlier run's points cannot be read
-            io.failing.set(true);
+            io.fail();
             LocalCharts local = new LocalCharts(childDb, host);
             LocalCharts.Chart chart = oneDimensionChart(local, HOST, CHART);
             List<String> requests = new ArrayList<>();
@@ -99,7 +89,7 @@ class UnreadableHistoryIsAnsweredTest {
                 String request = requests.remove(0);
                 command(streamer, session, request);
                 String answer = written(channel);
-                assertTrue(io.failedReads.get() > 0, "the answer tried to read the history from the datafile: " + answer);
+                assertTrue(io.failedReads() > 0, "the answer tried to read the history from the datafile: " + answer);
                 assertTrue(answer.startsWith("RBEGIN \"" + CHART + "\"\n"), "the request is answered: [" + answer
                         + "]");
                 // REND <update every> <first> <last> <start streaming> <after> <before> <wall clock>
@@ -131,33 +121,5 @@ class UnreadableHistoryIsAnsweredTest {
         clock.setMicros(second * 1_000_000L + 5_000);
         local.collect(chart, new long[] {5000 + (second - T)}, null, clock.micros());
         local.passDone(List.of(chart));
-    }
-
-    /** The disk: reads of datafiles fail (EIO) once {@link #failing} is set. */
-    private static final class UnreadableDatafiles extends ForwardingFileIo {
-        final AtomicBoolean failing = new AtomicBoolean();
-        final AtomicInteger failedReads = new AtomicInteger();
-
-        UnreadableDatafiles() {
-            super(FileChannelIo.INSTANCE);
-        }
-
-        @Override
-        public FileHandle open(Path path, OpenMode mode) throws IOException {
-            FileHandle h = delegate.open(path, mode);
-            if (!path.getFileName().toString().startsWith(DiskFormat.DATAFILE_PREFIX)) {
-                return h;
-            }
-            return new ForwardingFileHandle(h) {
-                @Override
-                public int read(ByteBuffer dst, long position) throws IOException {
-                    if (failing.get()) {
-                        failedReads.incrementAndGet();
-                        throw new IOException(path + ": Input/output error (injected)");
-                    }
-                    return delegate.read(dst, position);
-                }
-            };
-        }
     }
 }

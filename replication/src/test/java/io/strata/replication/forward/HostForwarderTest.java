@@ -11,6 +11,7 @@ import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
 import io.strata.replication.child.ChildParentWire;
 import io.strata.replication.child.LocalHostStreamer;
+import io.strata.replication.child.UnreadableDatafiles;
 import io.strata.streaming.auth.HealthSetting;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
@@ -55,6 +56,8 @@ class HostForwarderTest {
     Path dir;
 
     private StorageEngine engine;
+    /** This parent's disk: its datafiles become unreadable when a test says so. */
+    private final UnreadableDatafiles disk = new UnreadableDatafiles();
     private int chart;
     private final MovableClock clock = new MovableClock(NOW * 1000);
     private final FakeStream stream = new FakeStream();
@@ -66,7 +69,7 @@ class HostForwarderTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        engine = StorageEngine.open(EngineConfig.defaults(dir));
+        engine = StorageEngine.open(EngineConfig.defaults(dir).withIo(disk));
         engine.metadata().upsertHost(new HostInfo(HOST, "child", "linux", "UTC", 1, Map.of()));
         chart = engine.metadata().upsertChart(ChartInfo.of(HOST, "test.c", 1));
         for (String d : List.of("a", "b")) {
@@ -147,6 +150,34 @@ class HostForwarderTest {
         });
         String live = written();
         assertEquals("BEGIN \"test.c\" 1000000\nSET \"a\" = 7\nSET \"b\" = 8\nEND\n", live);
+    }
+
+    /**
+     * This parent's engine cannot read the chart's stored points (a disk error): the request is
+     * answered all the same, as 1.37.1 answers a window its storage yields nothing for, so that
+     * the grand-parent, which waits for the answer, starts the chart's live stream.
+     */
+    @Test
+    void aRequestForPointsTheEngineCannotReadIsAnsweredAndLiveDataFollows() throws Exception {
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.INTERPOLATED_IEEE754);
+        written();
+        engine.flush();
+        disk.fail();
+
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 5) + " " + NOW);
+        String answer = written();
+        assertTrue(disk.failedReads() > 0, "the answer read the datafile: " + answer);
+        assertTrue(answer.startsWith("RBEGIN \"test.c\"\n"), "answered, not dropped: [" + answer + "]");
+        assertFalse(answer.contains("RBEGIN '' "), "no point could be read: " + answer);
+        assertTrue(answer.contains("RDSTATE \"a\""), answer);
+        assertTrue(answer.endsWith(" true " + (NOW - 5) + " " + NOW + " " + NOW + "\n"), answer);
+
+        onLoop(() -> {
+            forwarder.chartCollected(chart);
+            forwarder.readComplete();
+            return null;
+        });
+        assertEquals("BEGIN \"test.c\" 1000000\nSET \"a\" = 7\nSET \"b\" = 8\nEND\n", written());
     }
 
     /**
