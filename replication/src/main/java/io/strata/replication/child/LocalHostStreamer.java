@@ -91,7 +91,7 @@ public final class LocalHostStreamer implements SenderListener, LocalCharts.Coll
         this.stream = new HostStreamWriter(charts.engine(), charts.host().machineGuid(), null,
                 HostStreamWriter.LabelSources.NETDATA, c -> 0, () -> clock.millis() / 1000,
                 HostStreamWriter.DEFAULT_CLOCK_RESYNC_ITERATIONS);
-        this.replay = new ReplayAnswer(stream);
+        this.replay = new ReplayAnswer(stream, charts.host().hostname());
         this.commands = new ParentCommandDispatcher(charts.host().hostname(), this);
         this.sendCharts = SimplePattern.parse(settings.sendChartsMatching());
         String key = settings.apiKey();

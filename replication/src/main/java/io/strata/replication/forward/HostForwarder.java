@@ -90,7 +90,7 @@ final class HostForwarder implements SenderListener, ReceivedStreamListener.Obse
         this.hostname = received.hostname();
         this.wire = new HostStreamWriter(engine, stream.machineGuid(), null, HostStreamWriter.LabelSources.NETDATA, c -> 0,
                 () -> clock.millis() / 1000, HostStreamWriter.DEFAULT_CLOCK_RESYNC_ITERATIONS);
-        this.replay = new ReplayAnswer(wire);
+        this.replay = new ReplayAnswer(wire, hostname + " [forward]");
         this.commands = new ParentCommandDispatcher(hostname + " [forward]", this);
         var settings = stream.settings();
         this.sendCharts = SimplePattern.parse(settings.proxySendChartsMatching());

@@ -2,12 +2,16 @@ package io.strata.replication.sender;
 
 import io.netty.buffer.ByteBuf;
 import io.strata.engine.StorageEngine;
+import io.strata.engine.log.RepeatedFailureLog;
 import io.strata.engine.page.StorageNumber;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.sender.HostStreamWriter;
 import io.strata.streaming.sender.SenderWireFormat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -18,17 +22,34 @@ import java.util.Arrays;
  */
 public final class ReplayAnswer {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ReplayAnswer.class);
+
+    /** At most one line a minute about an engine that cannot be read (one a host), then a count. */
+    private static final long READ_FAILURE_SUMMARY_MILLIS = 60_000;
+
     /** Tolerance, in seconds, for a database time in the future (the C sender's {@code tolerance}). */
     private static final long FUTURE_TOLERANCE_SECONDS = 2;
 
     private final HostStreamWriter wire;
     private final StorageEngine engine;
+    /** How the log names the stream ({@code host} or {@code host [forward]}). */
+    private final String logName;
+    private final RepeatedFailureLog readFailures;
     /** Guarded by this: the cursors of the last answer, reused by the next one. */
     private DimensionCursor[] spareCursors;
 
+    /** Answers whose log lines name the host by its machine GUID. */
     public ReplayAnswer(HostStreamWriter wire) {
+        this(wire, wire.hostGuid().toString());
+    }
+
+    /** @param logName how log lines name the stream ({@code host} or {@code host [forward]}) */
+    public ReplayAnswer(HostStreamWriter wire, String logName) {
         this.wire = wire;
         this.engine = wire.engine();
+        this.logName = logName;
+        this.readFailures = new RepeatedFailureLog(RepeatedFailureLog.forWarn(LOG), READ_FAILURE_SUMMARY_MILLIS,
+                () -> wire.wallClockSeconds() * 1000);
     }
 
     /**
@@ -40,8 +61,15 @@ public final class ReplayAnswer {
      * {@code state}; then {@code REND}. If the wall clock moved past {@code nowSeconds} while
      * answering, streaming is not started (the parent asks again).
      *
+     * <p>Stored points the engine cannot read (a disk error, a closed engine) are answered as
+     * points it does not hold, as 1.37.1 answers a window its storage yields nothing for: the
+     * answer still ends with {@code REND}, and starts streaming when it would have. A 1.37.1 parent
+     * waits for the answer to every {@code REPLAY_CHART} and takes no live data of the chart
+     * before it, so an answer left out stopped the chart on the parent for the whole connection.
+     * The failure is logged at WARN, once a minute at most for a host.
+     *
      * @return whether the child resumes BEGIN/SET/END for the chart ({@code REND ... true})
-     * @throws IOException when the engine cannot be read; nothing is left in {@code out} then
+     * @throws IOException never for the engine's reads (see above); nothing is left in {@code out} on a failure
      */
     public boolean write(ByteBuf out, int chartId, boolean startStreaming, long after, long before,
                          long nowSeconds, HostStreamWriter.CollectionState state) throws IOException {
@@ -196,7 +224,20 @@ public final class ReplayAnswer {
             cursors[i].start(w.metrics()[i], after, before, ue, capacity);
         }
         try {
-            return replayPoints(out, w, after, before, wallClock, ue, n, pointsAsked, cursors, ieee754);
+            long answered = replayPoints(out, w, after, before, wallClock, ue, n, pointsAsked, cursors, ieee754);
+            Exception failure = null;
+            for (int i = 0; i < n && failure == null; i++) {
+                failure = cursors[i].readFailure;
+            }
+            String key = "REPLAY_CHART " + logName;
+            if (failure != null) {
+                readFailures.failed(key, "STREAM " + logName + ": REPLAY_CHART for '"
+                        + new String(w.chartIdUtf8(), StandardCharsets.UTF_8) + "': the engine could not read stored"
+                        + " points in (" + after + ", " + before + "], answered without them: " + failure);
+            } else {
+                readFailures.recovered(key, "the engine answers REPLAY_CHART again");
+            }
+            return answered;
         } finally {
             returnCursors(cursors);
         }
@@ -302,6 +343,8 @@ public final class ReplayAnswer {
         boolean loaded;
         long end;
         int storageNumber;
+        /** The first read of this answer the engine failed (its window is answered as empty), or null. */
+        Exception readFailure;
 
         DimensionCursor(StorageEngine engine) {
             this.engine = engine;
@@ -322,6 +365,7 @@ public final class ReplayAnswer {
             this.loaded = false;
             this.end = 0;
             this.storageNumber = 0;
+            this.readFailure = null;
         }
 
         @Override
@@ -342,13 +386,13 @@ public final class ReplayAnswer {
         }
 
         /** Moves to the first point ending at or after {@code now}; keeps the last point when none does. */
-        void advanceTo(long now) throws IOException {
+        void advanceTo(long now) {
             while ((!loaded || end < now) && fetch()) {
                 // skipping points that end before now
             }
         }
 
-        private boolean fetch() throws IOException {
+        private boolean fetch() {
             while (position >= count) {
                 if (nextFrom > until) {
                     return false;
@@ -356,7 +400,15 @@ public final class ReplayAnswer {
                 long to = until - nextFrom < windowSeconds ? until : nextFrom + windowSeconds - 1;
                 count = 0;
                 position = 0;
-                engine.queryTier0Runs(metric, nextFrom, to, this);
+                try {
+                    engine.queryTier0Runs(metric, nextFrom, to, this);
+                } catch (IOException | RuntimeException e) {
+                    // the window holds, for this answer, the points delivered before the failure: the
+                    // next window may be readable (another extent, another datafile)
+                    if (readFailure == null) {
+                        readFailure = e;
+                    }
+                }
                 nextFrom = to + 1;
             }
             end = times[position];

@@ -3,34 +3,29 @@ package io.strata.replication.child;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
-import io.strata.engine.meta.ChartInfo;
-import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
-import io.strata.replication.receiver.ReplicationPlanner;
-import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
-import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
-import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.sender.Destination;
 import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 
+import static io.strata.replication.child.ChildParentWire.command;
+import static io.strata.replication.child.ChildParentWire.commands;
 import static io.strata.replication.child.ChildParentWire.feed;
+import static io.strata.replication.child.ChildParentWire.firstMetric;
+import static io.strata.replication.child.ChildParentWire.host;
+import static io.strata.replication.child.ChildParentWire.oneDimensionChart;
+import static io.strata.replication.child.ChildParentWire.parent;
 import static io.strata.replication.child.ChildParentWire.points;
+import static io.strata.replication.child.ChildParentWire.senderSettings;
+import static io.strata.replication.child.ChildParentWire.session;
 import static io.strata.replication.child.ChildParentWire.written;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -52,23 +47,7 @@ class FailoverInterleavingsTest {
     @TempDir
     Path dir;
 
-    private long nowMicros;
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochSecond(nowMicros / 1_000_000L, (nowMicros % 1_000_000L) * 1000);
-        }
-    };
+    private final ChildParentWire.TestClock clock = new ChildParentWire.TestClock();
 
     @Test
     void everySecondOfTheChildIsOnTheParentAtItsOwnSecondAfterAFailoverInAnyOrder() throws Exception {
@@ -94,44 +73,43 @@ class FailoverInterleavingsTest {
         EmbeddedChannel toDeadParent = new EmbeddedChannel();
         EmbeddedChannel toNewParent = new EmbeddedChannel();
         try {
-            HostInfo host = new HostInfo(guid, "child-" + seed, "linux", "UTC", 1, Map.of());
+            HostInfo host = host(guid, "child-" + seed);
             LocalCharts local = new LocalCharts(childDb, host);
             List<LocalCharts.Chart> charts = new ArrayList<>();
             for (int c = 0; c < 2; c++) {
-                charts.add(local.define(ChartInfo.of(guid, "s.c" + c, 1), List.of(DimensionInfo.of(guid, "s.c" + c, "d0"))));
+                charts.add(oneDimensionChart(local, guid, "s.c" + c));
             }
-            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
-                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
             List<String> requests = new ArrayList<>();
-            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, senderSettings(), 1, null, clock)) {
                 long[] value = {0};
                 Runnable pass = () -> {
                     for (LocalCharts.Chart c : charts) {
-                        local.collect(c, new long[] {++value[0] * 1000}, null, nowMicros);
+                        local.collect(c, new long[] {++value[0] * 1000}, null, clock.micros());
                     }
                     local.passDone(charts);
                 };
                 long second = T;
                 // the first parent (the peer's copy, here the parent itself): live from the start
-                nowMicros = second * 1_000_000L + 1000;
+                clock.setMicros(second * 1_000_000L + 1000);
                 pass.run();
-                SenderSession s1 = session(seed, toDeadParent);
-                ReceiverParser p1 = parser(parentDb, host, requests);
-                nowMicros += 100_000;
+                SenderSession s1 = session("child-" + seed, toDeadParent, LocalHostStreamer.CHILD_CAPABILITIES);
+                ReceiverParser p1 = parent(parentDb, host, requests, clock);
+                clock.advance(100_000);
                 streamer.onConnected(s1, LocalHostStreamer.CHILD_CAPABILITIES);
                 feed(p1, written(toDeadParent));
-                answerAll(streamer, s1, requests);
+                commands(streamer, s1, requests);
+                requests.clear();
                 feed(p1, written(toDeadParent));
                 int phase = rnd.nextInt(999_000) + 500;
                 for (int i = 0; i < 5; i++) {
                     second++;
-                    nowMicros = second * 1_000_000L + phase + rnd.nextInt(300_000);
+                    clock.setMicros(second * 1_000_000L + phase + rnd.nextInt(300_000));
                     pass.run();
                     feed(p1, written(toDeadParent));
                 }
                 // the first parent dies right after the child's pass of a second: it got it or not
                 second++;
-                nowMicros = second * 1_000_000L + phase + rnd.nextInt(300_000);
+                clock.setMicros(second * 1_000_000L + phase + rnd.nextInt(300_000));
                 pass.run();
                 String lastPass = written(toDeadParent);
                 if (rnd.nextBoolean()) {
@@ -141,11 +119,11 @@ class FailoverInterleavingsTest {
                 streamer.onDisconnected("connection closed by the parent");
                 requests.clear();
 
-                SenderSession s2 = session(seed, toNewParent);
-                ReceiverParser p2 = parser(parentDb, host, requests);
-                nowMicros += rnd.nextInt(400_000);
+                SenderSession s2 = session("child-" + seed, toNewParent, LocalHostStreamer.CHILD_CAPABILITIES);
+                ReceiverParser p2 = parent(parentDb, host, requests, clock);
+                clock.advance(rnd.nextInt(400_000));
                 streamer.onConnected(s2, LocalHostStreamer.CHILD_CAPABILITIES);
-                log.append("connected at +").append(nowMicros - T * 1_000_000L).append(" us\n");
+                log.append("connected at +").append(clock.micros() - T * 1_000_000L).append(" us\n");
                 StringBuilder toParent = new StringBuilder(written(toNewParent));
                 List<String> toChild = new ArrayList<>();
                 int passes = 0;
@@ -153,18 +131,18 @@ class FailoverInterleavingsTest {
                     switch (rnd.nextInt(4)) {
                         case 0 -> {
                             long next = (second + 1) * 1_000_000L + phase + rnd.nextInt(600_000);
-                            if (next > nowMicros) {
+                            if (next > clock.micros()) {
                                 second++;
-                                nowMicros = next;
+                                clock.setMicros(next);
                                 pass.run();
                                 passes++;
-                                log.append("pass at +").append(nowMicros - T * 1_000_000L).append('\n');
+                                log.append("pass at +").append(clock.micros() - T * 1_000_000L).append('\n');
                             }
                         }
                         case 1 -> {
-                            nowMicros += rnd.nextInt(50_000);
+                            clock.advance(rnd.nextInt(50_000));
                             toParent.append(written(toNewParent));
-                            log.append("the parent reads at +").append(nowMicros - T * 1_000_000L).append(": ")
+                            log.append("the parent reads at +").append(clock.micros() - T * 1_000_000L).append(": ")
                                     .append(toParent.toString().replace("\n", " | ")).append('\n');
                             feed(p2, toParent.toString());
                             toParent.setLength(0);
@@ -173,40 +151,35 @@ class FailoverInterleavingsTest {
                         }
                         case 2 -> {
                             if (!toChild.isEmpty()) {
-                                nowMicros += rnd.nextInt(50_000);
+                                clock.advance(rnd.nextInt(50_000));
                                 String request = toChild.remove(0).trim();
-                                log.append("the child answers at +").append(nowMicros - T * 1_000_000L).append(": ")
+                                log.append("the child answers at +").append(clock.micros() - T * 1_000_000L).append(": ")
                                         .append(request).append('\n');
-                                byte[] b = request.getBytes(StandardCharsets.US_ASCII);
-                                streamer.onParentCommand(s2, b, b.length);
+                                command(streamer, s2, request);
                             }
                         }
-                        default -> nowMicros += rnd.nextInt(100_000);
+                        default -> clock.advance(rnd.nextInt(100_000));
                     }
                 }
                 // everything in flight arrives; one more pass streams live
                 for (int k = 0; k < 10; k++) {
                     toChild.addAll(requests);
                     requests.clear();
-                    for (String request : toChild) {
-                        byte[] b = request.trim().getBytes(StandardCharsets.US_ASCII);
-                        streamer.onParentCommand(s2, b, b.length);
-                    }
+                    commands(streamer, s2, toChild);
                     toChild.clear();
                     toParent.append(written(toNewParent));
                     feed(p2, toParent.toString());
                     toParent.setLength(0);
                 }
                 second++;
-                nowMicros = second * 1_000_000L + phase;
+                clock.setMicros(second * 1_000_000L + phase);
                 pass.run();
                 feed(p2, written(toNewParent));
 
                 StringBuilder differences = new StringBuilder();
                 for (LocalCharts.Chart c : charts) {
                     List<String> held = points(childDb, childDb.metadata().metrics(c.chartId()).get(0));
-                    List<String> got = points(parentDb, parentDb.metadata().metrics(
-                            parentDb.metadata().chartId(guid, c.id())).get(0));
+                    List<String> got = points(parentDb, firstMetric(parentDb, guid, c.id()));
                     if (!held.equals(got)) {
                         differences.append(c.id()).append("\n child  ").append(held).append("\n parent ").append(got)
                                 .append('\n');
@@ -218,23 +191,5 @@ class FailoverInterleavingsTest {
             toDeadParent.finishAndReleaseAll();
             toNewParent.finishAndReleaseAll();
         }
-    }
-
-    private static SenderSession session(int seed, EmbeddedChannel channel) {
-        return SenderSession.over("child-" + seed, channel, Destination.parse("127.0.0.1:19999", 19999),
-                LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
-    }
-
-    private static void answerAll(LocalHostStreamer streamer, SenderSession s, List<String> requests) {
-        for (String l : requests) {
-            byte[] b = l.trim().getBytes(StandardCharsets.US_ASCII);
-            streamer.onParentCommand(s, b, b.length);
-        }
-        requests.clear();
-    }
-
-    private ReceiverParser parser(StorageEngine db, HostInfo host, List<String> commands) {
-        return new ReceiverParser(db, host, commands::add, ReplicationPlanner.NETDATA_DEFAULTS, true,
-                ReceiverLimits.DEFAULTS, new ReceiverStats(), () -> nowMicros, null);
     }
 }

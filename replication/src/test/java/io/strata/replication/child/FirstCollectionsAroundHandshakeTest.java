@@ -3,35 +3,31 @@ package io.strata.replication.child;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
-import io.strata.engine.meta.ChartInfo;
-import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
-import io.strata.replication.receiver.ReplicationPlanner;
-import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
-import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
-import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.sender.Destination;
 import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 
+import static io.strata.replication.child.ChildParentWire.command;
 import static io.strata.replication.child.ChildParentWire.feed;
+import static io.strata.replication.child.ChildParentWire.firstMetric;
+import static io.strata.replication.child.ChildParentWire.host;
+import static io.strata.replication.child.ChildParentWire.oneDimensionChart;
+import static io.strata.replication.child.ChildParentWire.parent;
 import static io.strata.replication.child.ChildParentWire.points;
+import static io.strata.replication.child.ChildParentWire.senderSettings;
+import static io.strata.replication.child.ChildParentWire.session;
 import static io.strata.replication.child.ChildParentWire.written;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -50,34 +46,8 @@ class FirstCollectionsAroundHandshakeTest {
     @TempDir
     Path dir;
 
-    /** The one clock of both sides, in µs. */
-    private long nowMicros;
-    /** Run once at the {@link #readsUntilAction}-th reading of the clock from now on (then null). */
-    private Runnable clockAction;
-    private int readsUntilAction;
-
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            Instant read = Instant.ofEpochSecond(nowMicros / 1_000_000L, (nowMicros % 1_000_000L) * 1000);
-            if (clockAction != null && --readsUntilAction == 0) {
-                Runnable a = clockAction;
-                clockAction = null;
-                a.run();
-            }
-            return read;
-        }
-    };
+    /** The one clock of both sides. */
+    private final ChildParentWire.TestClock clock = new ChildParentWire.TestClock();
 
     /**
      * The chart exists but has stored nothing when the connection comes up ({@code
@@ -123,24 +93,18 @@ class FirstCollectionsAroundHandshakeTest {
         EmbeddedChannel channel = new EmbeddedChannel();
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")));
              StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
-            HostInfo host = new HostInfo(HOST, "child-1", "linux", "UTC", 1, Map.of());
+            HostInfo host = host(HOST, "child-1");
             LocalCharts local = new LocalCharts(childDb, host);
-            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, "strata.synthetic_0", 1),
-                    List.of(DimensionInfo.of(HOST, "strata.synthetic_0", "d0")));
-            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
-                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
+            LocalCharts.Chart chart = oneDimensionChart(local, HOST, "strata.synthetic_0");
             List<String> ignored = new ArrayList<>();
-            ReceiverParser parent = new ReceiverParser(parentDb, host, ignored::add,
-                    ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
-                    () -> nowMicros, null);
-            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
-                SenderSession session = SenderSession.over("child-1", channel,
-                        Destination.parse("127.0.0.1:19999", 19999), LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
+            ReceiverParser parent = parent(parentDb, host, ignored, clock);
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, senderSettings(), 1, null, clock)) {
+                SenderSession session = session("child-1", channel, LocalHostStreamer.CHILD_CAPABILITIES);
                 long second = T;
                 for (int i = 0; i <= 6; i++) {
                     collect(local, chart, second++);
                 }
-                nowMicros = second * 1_000_000L;
+                clock.setMicros(second * 1_000_000L);
                 streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
                 String definition = written(channel);
                 feed(parent, definition);
@@ -154,15 +118,12 @@ class FirstCollectionsAroundHandshakeTest {
                 long childFirst = Long.parseLong(end[1]);
                 long childLast = Long.parseLong(end[2]);
                 long after = Math.max(second - 86_400, childFirst);
-                byte[] request = ("REPLAY_CHART \"strata.synthetic_0\" \"true\" " + after + " " + childLast)
-                        .getBytes(StandardCharsets.US_ASCII);
-                streamer.onParentCommand(session, request, request.length);
+                command(streamer, session, "REPLAY_CHART \"strata.synthetic_0\" \"true\" " + after + " " + childLast);
                 String answer = written(channel);
                 feed(parent, answer);
 
                 List<String> held = points(childDb, childDb.metadata().metrics(chart.chartId()).get(0));
-                List<String> got = points(parentDb, parentDb.metadata().metrics(
-                        parentDb.metadata().chartId(HOST, "strata.synthetic_0")).get(0));
+                List<String> got = points(parentDb, firstMetric(parentDb, HOST, "strata.synthetic_0"));
                 assertEquals(6, held.size(), "the child's own points: " + held);
                 assertEquals(held, got, "the parent holds every point of the child\ndefinition:\n" + definition
                         + "answer:\n" + answer);
@@ -184,10 +145,10 @@ class FirstCollectionsAroundHandshakeTest {
     @Test
     void anAnswerComputedWhileACollectionIsHalfStoredHandsTheParentEveryPointAsTheChildHasIt() throws Exception {
         EmbeddedChannel channel = new EmbeddedChannel();
-        java.util.concurrent.atomic.AtomicReference<Runnable> midCollection = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Runnable> midCollection = new AtomicReference<>();
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")));
              StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
-            HostInfo host = new HostInfo(HOST, "child-1", "linux", "UTC", 1, Map.of());
+            HostInfo host = host(HOST, "child-1");
             // the collector stores through this sink: the action set in midCollection runs before the
             // first point of a collection is stored, that is after its last collected time moved
             LocalCharts local = new LocalCharts(childDb, host, sink -> (metric, time, updateEvery, value, flags) -> {
@@ -197,49 +158,25 @@ class FirstCollectionsAroundHandshakeTest {
                 }
                 sink.store(metric, time, updateEvery, value, flags);
             });
-            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, "strata.synthetic_0", 1),
-                    List.of(DimensionInfo.of(HOST, "strata.synthetic_0", "d0")));
-            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
-                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
+            LocalCharts.Chart chart = oneDimensionChart(local, HOST, "strata.synthetic_0");
             List<String> commands = new ArrayList<>();
-            ReceiverParser parent = new ReceiverParser(parentDb, host, commands::add,
-                    ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
-                    () -> nowMicros, null);
-            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
-                SenderSession session = SenderSession.over("child-1", channel,
-                        Destination.parse("127.0.0.1:19999", 19999), LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
+            ReceiverParser parent = parent(parentDb, host, commands, clock);
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, senderSettings(), 1, null, clock)) {
+                SenderSession session = session("child-1", channel, LocalHostStreamer.CHILD_CAPABILITIES);
                 long second = T;
                 collect(local, chart, second);
-                nowMicros = second * 1_000_000L + 840_000;
+                clock.setMicros(second * 1_000_000L + 840_000);
                 streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
                 String definition = written(channel);
                 feed(parent, definition);
                 assertEquals(1, commands.size(), "one REPLAY_CHART: " + commands);
-                byte[] request = commands.get(0).trim().getBytes(StandardCharsets.US_ASCII);
-                Thread[] answering = new Thread[1];
-                Throwable[] failed = new Throwable[1];
-                midCollection.set(() -> {
-                    Thread t = new Thread(() -> {
-                        try {
-                            streamer.onParentCommand(session, request, request.length);
-                        } catch (Throwable e) {
-                            failed[0] = e;
-                        }
-                    }, "replay-answer");
-                    answering[0] = t;
-                    t.start();
-                    // the collection stays half done until the answer is written, or waits for it
-                    long deadline = System.nanoTime() + 30_000_000_000L;
-                    while (t.isAlive() && t.getState() != Thread.State.TIMED_WAITING
-                            && System.nanoTime() - deadline < 0) {
-                        Thread.onSpinWait();
-                    }
-                });
+                AtomicReference<ChildParentWire.AnswerThread> answering = new AtomicReference<>();
+                // the collection stays half done until the answer is written, or waits for it
+                midCollection.set(() -> answering.set(ChildParentWire.AnswerThread.start(streamer, session,
+                        commands.get(0))));
                 collect(local, chart, ++second);
-                assertTrue(answering[0] != null, "the answer ran during the collection");
-                answering[0].join(60_000);
-                assertTrue(!answering[0].isAlive(), "the answer ended");
-                assertTrue(failed[0] == null, () -> "the answer failed: " + failed[0]);
+                assertTrue(answering.get() != null, "the answer ran during the collection");
+                answering.get().awaitEnd();
                 String answer = written(channel);
                 feed(parent, answer);
                 assertEquals(1, streamer.chartsStreaming(), "the answer starts streaming: " + answer);
@@ -249,8 +186,7 @@ class FirstCollectionsAroundHandshakeTest {
                 }
 
                 List<String> held = points(childDb, childDb.metadata().metrics(chart.chartId()).get(0));
-                List<String> got = points(parentDb, parentDb.metadata().metrics(
-                        parentDb.metadata().chartId(HOST, "strata.synthetic_0")).get(0));
+                List<String> got = points(parentDb, firstMetric(parentDb, HOST, "strata.synthetic_0"));
                 assertEquals(4, held.size(), "the child's own points: " + held);
                 assertEquals(held, got, "the parent holds every point of the child as the child has it\ndefinition:\n"
                         + definition + "request: " + commands + "\nanswer:\n" + answer);
@@ -274,19 +210,13 @@ class FirstCollectionsAroundHandshakeTest {
         EmbeddedChannel channel = new EmbeddedChannel();
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")));
              StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
-            HostInfo host = new HostInfo(HOST, "child-1", "linux", "UTC", 1, Map.of());
+            HostInfo host = host(HOST, "child-1");
             LocalCharts local = new LocalCharts(childDb, host);
-            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, "strata.synthetic_0", 1),
-                    List.of(DimensionInfo.of(HOST, "strata.synthetic_0", "d0")));
-            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
-                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
+            LocalCharts.Chart chart = oneDimensionChart(local, HOST, "strata.synthetic_0");
             List<String> commands = new ArrayList<>();
-            ReceiverParser parent = new ReceiverParser(parentDb, host, commands::add,
-                    ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
-                    () -> nowMicros, null);
-            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
-                SenderSession session = SenderSession.over("child-1", channel,
-                        Destination.parse("127.0.0.1:19999", 19999), LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
+            ReceiverParser parent = parent(parentDb, host, commands, clock);
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, senderSettings(), 1, null, clock)) {
+                SenderSession session = session("child-1", channel, LocalHostStreamer.CHILD_CAPABILITIES);
 
                 // the collector's first collection initialises the chart and stores nothing (Netdata's rule)
                 long second = T;
@@ -295,7 +225,7 @@ class FirstCollectionsAroundHandshakeTest {
                     collect(local, chart, ++second);
                 }
                 // the connection is established: the host and the chart's definition
-                nowMicros = second * 1_000_000L + 840_000;
+                clock.setMicros(second * 1_000_000L + 840_000);
                 streamer.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES);
                 String definition = written(channel);
                 feed(parent, definition);
@@ -305,18 +235,16 @@ class FirstCollectionsAroundHandshakeTest {
                     collect(local, chart, ++second);
                 }
                 assertEquals("", written(channel), "no live data before the chart's REPLAY_CHART is answered");
-                nowMicros = second * 1_000_000L + (collectInAnswer ? 999_000 : 300_000);
+                clock.setMicros(second * 1_000_000L + (collectInAnswer ? 999_000 : 300_000));
                 if (collectInAnswer) {
                     long next = ++second;
                     // the first reading is the answer's "now", the second the one after the engine was read
-                    readsUntilAction = 2;
-                    clockAction = () -> collect(local, chart, next);
+                    clock.atRead(2, () -> collect(local, chart, next));
                 }
-                byte[] request = commands.get(0).trim().getBytes(StandardCharsets.US_ASCII);
-                streamer.onParentCommand(session, request, request.length);
+                command(streamer, session, commands.get(0));
                 String answer = written(channel);
                 feed(parent, answer);
-                assertTrue(clockAction == null, "the collection during the answer happened");
+                assertFalse(clock.actionPending(), "the collection during the answer happened");
                 assertEquals(1, streamer.chartsStreaming(), "the answer starts streaming: " + answer);
                 for (int i = 0; i < 3; i++) {
                     collect(local, chart, ++second);
@@ -324,8 +252,7 @@ class FirstCollectionsAroundHandshakeTest {
                 }
 
                 List<String> held = points(childDb, childDb.metadata().metrics(chart.chartId()).get(0));
-                List<String> got = points(parentDb, parentDb.metadata().metrics(
-                        parentDb.metadata().chartId(HOST, "strata.synthetic_0")).get(0));
+                List<String> got = points(parentDb, firstMetric(parentDb, HOST, "strata.synthetic_0"));
                 assertEquals(storedBefore + storedDuring + (collectInAnswer ? 1 : 0) + 3, held.size(),
                         "the child's own points: " + held);
                 assertEquals(held, got, "the parent holds every point of the child\ndefinition:\n" + definition
@@ -338,8 +265,8 @@ class FirstCollectionsAroundHandshakeTest {
 
     /** One collection pass at {@code second} (5 ms past it), handed to the streamer as the collector does. */
     private void collect(LocalCharts local, LocalCharts.Chart chart, long second) {
-        nowMicros = second * 1_000_000L + 5_000;
-        local.collect(chart, new long[] {(second - T) * 1000 + 7}, null, nowMicros);
+        clock.setMicros(second * 1_000_000L + 5_000);
+        local.collect(chart, new long[] {(second - T) * 1000 + 7}, null, clock.micros());
         local.passDone(List.of(chart));
     }
 }

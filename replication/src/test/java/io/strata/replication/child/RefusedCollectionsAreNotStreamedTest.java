@@ -3,36 +3,31 @@ package io.strata.replication.child;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.StorageEngine;
-import io.strata.engine.meta.ChartInfo;
-import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
-import io.strata.replication.receiver.ReplicationPlanner;
-import io.strata.streaming.auth.StreamConfig;
 import io.strata.streaming.child.LocalCharts;
-import io.strata.streaming.receiver.ReceiverLimits;
-import io.strata.streaming.receiver.ReceiverParser;
-import io.strata.streaming.receiver.ReceiverStats;
-import io.strata.streaming.sender.Destination;
-import io.strata.streaming.sender.SenderSession;
 import io.strata.streaming.handshake.Capabilities;
+import io.strata.streaming.receiver.ReceiverParser;
+import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import static io.strata.replication.child.ChildParentWire.commands;
 import static io.strata.replication.child.ChildParentWire.feed;
+import static io.strata.replication.child.ChildParentWire.firstMetric;
+import static io.strata.replication.child.ChildParentWire.host;
+import static io.strata.replication.child.ChildParentWire.oneDimensionChart;
+import static io.strata.replication.child.ChildParentWire.parent;
 import static io.strata.replication.child.ChildParentWire.points;
+import static io.strata.replication.child.ChildParentWire.senderSettings;
+import static io.strata.replication.child.ChildParentWire.session;
 import static io.strata.replication.child.ChildParentWire.written;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,25 +54,7 @@ class RefusedCollectionsAreNotStreamedTest {
     @TempDir
     Path dir;
 
-    private volatile long nowMicros;
-
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            long now = nowMicros;
-            return Instant.ofEpochSecond(now / 1_000_000L, (now % 1_000_000L) * 1000);
-        }
-    };
+    private final ChildParentWire.TestClock clock = new ChildParentWire.TestClock();
 
     /**
      * {@code interpolated}: the link of two Strata nodes ({@code BEGIN2}/{@code SET2}, the stored
@@ -92,11 +69,10 @@ class RefusedCollectionsAreNotStreamedTest {
         EmbeddedChannel channel = new EmbeddedChannel();
         try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child")));
              StorageEngine parentDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("parent")))) {
-            HostInfo host = new HostInfo(HOST, "child-1", "linux", "UTC", 1, Map.of());
+            HostInfo host = host(HOST, "child-1");
             // the earlier life: stamps 30 s ahead, not streamed (its parents are not this one)
             LocalCharts earlier = new LocalCharts(childDb, host);
-            LocalCharts.Chart e = earlier.define(ChartInfo.of(HOST, CHART, 1), List.of(DimensionInfo.of(HOST, CHART,
-                    "d0")));
+            LocalCharts.Chart e = oneDimensionChart(earlier, HOST, CHART);
             for (long s = T + 31; s <= T + 40; s++) {
                 earlier.collect(e, new long[] {1000 + (s - T)}, null, s * 1_000_000L + 5_000);
                 earlier.passDone(List.of(e));
@@ -106,25 +82,16 @@ class RefusedCollectionsAreNotStreamedTest {
 
             // the next life, with the right clock, on the same engine
             LocalCharts local = new LocalCharts(childDb, host);
-            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, CHART, 1),
-                    List.of(DimensionInfo.of(HOST, CHART, "d0")));
-            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
-                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
+            LocalCharts.Chart chart = oneDimensionChart(local, HOST, CHART);
             List<String> requests = new ArrayList<>();
-            ReceiverParser parent = new ReceiverParser(parentDb, host, requests::add,
-                    ReplicationPlanner.NETDATA_DEFAULTS, true, ReceiverLimits.DEFAULTS, new ReceiverStats(),
-                    () -> nowMicros, null);
-            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
+            ReceiverParser parent = parent(parentDb, host, requests, clock);
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, senderSettings(), 1, null, clock)) {
                 long second = T + 11;
                 collect(local, chart, second);
-                SenderSession session = SenderSession.over("child-1", channel,
-                        Destination.parse("127.0.0.1:19999", 19999), caps, 1 << 20);
+                SenderSession session = session("child-1", channel, caps);
                 streamer.onConnected(session, caps);
                 feed(parent, written(channel));
-                for (String request : requests) {
-                    byte[] r = request.trim().getBytes(StandardCharsets.US_ASCII);
-                    streamer.onParentCommand(session, r, r.length);
-                }
+                commands(streamer, session, requests);
                 String answer = written(channel);
                 feed(parent, answer);
                 StringBuilder live = new StringBuilder();
@@ -136,10 +103,9 @@ class RefusedCollectionsAreNotStreamedTest {
                 }
 
                 Map<Long, Double> held = values(childDb, childMetric);
-                Map<Long, Double> got = values(parentDb, parentDb.metadata().metrics(
-                        parentDb.metadata().chartId(HOST, CHART)).get(0));
+                Map<Long, Double> got = values(parentDb, firstMetric(parentDb, HOST, CHART));
                 String context = "\nchild: " + points(childDb, childMetric) + "\nparent: "
-                        + points(parentDb, parentDb.metadata().metrics(parentDb.metadata().chartId(HOST, CHART)).get(0))
+                        + points(parentDb, firstMetric(parentDb, HOST, CHART))
                         + "\nrequests: " + requests + "\nanswer:\n" + answer + "\nlive:\n" + live;
                 // the refused seconds: nothing on the parent but what the child itself holds
                 for (long s = T + 12; s <= T + 39; s++) {
@@ -162,8 +128,8 @@ class RefusedCollectionsAreNotStreamedTest {
 
     /** One collection pass at {@code second} (5 ms past it), the value 5000 + its second. */
     private void collect(LocalCharts local, LocalCharts.Chart chart, long second) {
-        nowMicros = second * 1_000_000L + 5_000;
-        local.collect(chart, new long[] {5000 + (second - T)}, null, nowMicros);
+        clock.setMicros(second * 1_000_000L + 5_000);
+        local.collect(chart, new long[] {5000 + (second - T)}, null, clock.micros());
         local.passDone(List.of(chart));
     }
 

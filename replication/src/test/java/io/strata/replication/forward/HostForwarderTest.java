@@ -1,6 +1,5 @@
 package io.strata.replication.forward;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -10,7 +9,9 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
+import io.strata.replication.child.ChildParentWire;
 import io.strata.replication.child.LocalHostStreamer;
+import io.strata.replication.child.UnreadableDatafiles;
 import io.strata.streaming.auth.HealthSetting;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
@@ -18,7 +19,6 @@ import io.strata.streaming.collect.StoredPointLog;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
 import io.strata.streaming.receiver.ReceivedStreamListener;
-import io.strata.streaming.sender.Destination;
 import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -57,6 +56,8 @@ class HostForwarderTest {
     Path dir;
 
     private StorageEngine engine;
+    /** This parent's disk: its datafiles become unreadable when a test says so. */
+    private final UnreadableDatafiles disk = new UnreadableDatafiles();
     private int chart;
     private final MovableClock clock = new MovableClock(NOW * 1000);
     private final FakeStream stream = new FakeStream();
@@ -68,7 +69,7 @@ class HostForwarderTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        engine = StorageEngine.open(EngineConfig.defaults(dir));
+        engine = StorageEngine.open(EngineConfig.defaults(dir).withIo(disk));
         engine.metadata().upsertHost(new HostInfo(HOST, "child", "linux", "UTC", 1, Map.of()));
         chart = engine.metadata().upsertChart(ChartInfo.of(HOST, "test.c", 1));
         for (String d : List.of("a", "b")) {
@@ -90,8 +91,7 @@ class HostForwarderTest {
                 60, false, "*", "", "", false);
         owner = new Forwarding(engine, template, clock);
         forwarder = new HostForwarder(stream, engine, template, null, owner, clock);
-        session = SenderSession.over("child", channel, Destination.parse("127.0.0.1:19999", 19999),
-                LocalHostStreamer.CHILD_CAPABILITIES, 1 << 20);
+        session = ChildParentWire.session("child", channel, LocalHostStreamer.CHILD_CAPABILITIES);
     }
 
     @AfterEach
@@ -107,19 +107,14 @@ class HostForwarderTest {
         return loop.submit(task).get(30, TimeUnit.SECONDS);
     }
 
+    /** What the forwarder wrote to its parent since the last call. */
     private String written() {
-        StringBuilder sb = new StringBuilder();
-        ByteBuf b;
-        while ((b = channel.readOutbound()) != null) {
-            sb.append(b.toString(StandardCharsets.UTF_8));
-            b.release();
-        }
-        return sb.toString();
+        return ChildParentWire.written(channel);
     }
 
+    /** One command of the parent, read by the forwarder's connection. */
     private void command(String line) {
-        byte[] b = line.getBytes(StandardCharsets.US_ASCII);
-        forwarder.onParentCommand(session, b, b.length);
+        ChildParentWire.command(forwarder, session, line);
     }
 
     @Test
@@ -155,6 +150,34 @@ class HostForwarderTest {
         });
         String live = written();
         assertEquals("BEGIN \"test.c\" 1000000\nSET \"a\" = 7\nSET \"b\" = 8\nEND\n", live);
+    }
+
+    /**
+     * This parent's engine cannot read the chart's stored points (a disk error): the request is
+     * answered all the same, as 1.37.1 answers a window its storage yields nothing for, so that
+     * the grand-parent, which waits for the answer, starts the chart's live stream.
+     */
+    @Test
+    void aRequestForPointsTheEngineCannotReadIsAnsweredAndLiveDataFollows() throws Exception {
+        forwarder.onConnected(session, LocalHostStreamer.CHILD_CAPABILITIES & ~Capabilities.INTERPOLATED_IEEE754);
+        written();
+        engine.flush();
+        disk.fail();
+
+        command("REPLAY_CHART \"test.c\" \"true\" " + (NOW - 5) + " " + NOW);
+        String answer = written();
+        assertTrue(disk.failedReads() > 0, "the answer read the datafile: " + answer);
+        assertTrue(answer.startsWith("RBEGIN \"test.c\"\n"), "answered, not dropped: [" + answer + "]");
+        assertFalse(answer.contains("RBEGIN '' "), "no point could be read: " + answer);
+        assertTrue(answer.contains("RDSTATE \"a\""), answer);
+        assertTrue(answer.endsWith(" true " + (NOW - 5) + " " + NOW + " " + NOW + "\n"), answer);
+
+        onLoop(() -> {
+            forwarder.chartCollected(chart);
+            forwarder.readComplete();
+            return null;
+        });
+        assertEquals("BEGIN \"test.c\" 1000000\nSET \"a\" = 7\nSET \"b\" = 8\nEND\n", written());
     }
 
     /**
