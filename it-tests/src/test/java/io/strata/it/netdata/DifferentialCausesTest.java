@@ -46,6 +46,17 @@ class DifferentialCausesTest {
     }
 
     @Test
+    void thePrometheusWindowIsReadFromTheHelpComment() {
+        String at652 = "# COMMENT netdata \"ndchild\" to prometheus \"localhost\", source \"average\", last seen 0 seconds"
+                + " ago, time range 1795790652 to 1795790652\n\nnetdata_info{instance=\"ndchild\"} 1 1795790652825\n";
+        String at653 = at652.replace("last seen 0", "last seen 1").replace("to 1795790652\n", "to 1795790653\n");
+        assertEquals("last seen 0 seconds ago, time range 1795790652 to 1795790652",
+                QueryApiMatchesNetdataIT.prometheusWindow(at652));
+        assertFalse(QueryApiMatchesNetdataIT.prometheusWindow(at652).equals(QueryApiMatchesNetdataIT.prometheusWindow(at653)));
+        assertEquals("", QueryApiMatchesNetdataIT.prometheusWindow("netdata_info{instance=\"ndchild\"} 1\n"));
+    }
+
+    @Test
     void aBadgeAsksTheDataQueryOfItsWindowWithOnePointByDefault() {
         assertEquals("data?format=json&chart=system.ip&dimensions=OutOctets&after=1795783428&before=1795783488"
                         + "&points=1",

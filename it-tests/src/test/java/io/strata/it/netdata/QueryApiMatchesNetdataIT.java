@@ -788,6 +788,13 @@ class QueryApiMatchesNetdataIT {
                 String q = h + "allmetrics?format=" + f + extra;
                 AnswerDiff.Answer a = get(nd + q);
                 AnswerDiff.Answer b = get(st + q);
+                // help=yes names the window each parent read: from its previous scrape of this server
+                // to the second it answered; asked across a wall-clock second, the two windows differ,
+                // so both are asked again (each ask moves its previous scrape) until they name the same
+                for (int again = 0; again < 3 && !prometheusWindow(a.body()).equals(prometheusWindow(b.body())); again++) {
+                    a = get(nd + q);
+                    b = get(st + q);
+                }
                 n++;
                 List<String> ka = metricKeys(f, a.body());
                 List<String> kb = metricKeys(f, b.body());
@@ -808,6 +815,13 @@ class QueryApiMatchesNetdataIT {
             }
         }
         return n;
+    }
+
+    /** The "time range A to B" a prometheus answer with help=yes states, else "" (the moment it read). */
+    static String prometheusWindow(String body) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("last seen [0-9]+ [a-z ]+, time range [0-9]+ to [0-9]+")
+                .matcher(body);
+        return m.find() ? m.group() : "";
     }
 
     /**
