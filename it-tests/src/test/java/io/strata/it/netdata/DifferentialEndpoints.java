@@ -78,18 +78,20 @@ final class DifferentialEndpoints {
      *                     their charts or contexts in another order, else null: weights list contexts,
      *                     charts and dimensions in that order, so an answer differing only in it is put
      *                     down to it
+     * @param plannedOnTier the prefix of the documented cause of answers whose query plan read tier 1
+     *                     or 2 on either parent and whose tier-0 twin both parents answer alike
      */
     int compare(String nd, String st, List<DataQueryGenerator.Chart> charts, boolean chartsDiffer, String obsolete,
-                String otherOrder, Recorder recorder) throws IOException {
-        int n = badges(nd, st, charts, recorder);
-        n += weights(nd, st, chartsDiffer, obsolete, otherOrder, recorder);
+                String otherOrder, String plannedOnTier, Recorder recorder) throws IOException {
+        int n = badges(nd, st, charts, plannedOnTier, recorder);
+        n += weights(nd, st, chartsDiffer, obsolete, otherOrder, plannedOnTier, recorder);
         return n;
     }
 
     // ---- badges -----------------------------------------------------------------------------------
 
-    private int badges(String nd, String st, List<DataQueryGenerator.Chart> charts, Recorder recorder)
-            throws IOException {
+    private int badges(String nd, String st, List<DataQueryGenerator.Chart> charts, String plannedOnTier,
+                       Recorder recorder) throws IOException {
         List<DataQueryGenerator.Chart> sample = new ArrayList<>(charts);
         Collections.shuffle(sample, random);
         sample = sample.subList(0, Math.min(40, sample.size()));
@@ -136,10 +138,83 @@ final class DifferentialEndpoints {
                 }
             }
             if (d != null) {
-                recorder.record("badge " + variant(q), host + q, d, a, b);
+                // a window in the past whose plan reads a coarser tier on either parent (each parent's
+                // plan moves to tier 1 when its tier-1 point covering the window closes, at its own moment)
+                boolean planned = q.contains("&after=") && badgeReadsCoarserTier(nd, st, q)
+                        && sameDataOnTierZero(nd, st, dataTwin(q, ""));
+                recorder.record((planned ? plannedOnTier : "") + "badge " + variant(q), host + q, d, a, b);
             }
         }
         return n;
+    }
+
+    /**
+     * The data query a badge makes ({@code rrdset2value_api_v1}: its chart, dimensions, window,
+     * points, default 1, group and options) as a json data query, {@code extraOptions} added to its
+     * options.
+     */
+    static String dataTwin(String badgeQuery, String extraOptions) {
+        StringBuilder out = new StringBuilder("data?format=json");
+        String points = "1";
+        String options = "";
+        for (String kv : badgeQuery.substring(badgeQuery.indexOf('?') + 1).split("&")) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                continue;
+            }
+            switch (kv.substring(0, eq)) {
+                case "chart", "after", "before", "group", "group_options" -> out.append('&').append(kv);
+                case "dimension", "dim", "dimensions", "dims" -> out.append("&dimensions=").append(kv.substring(eq + 1));
+                case "points" -> points = kv.substring(eq + 1);
+                case "options" -> options = kv.substring(eq + 1);
+                default -> {
+                    // label, units, colours, sizes, multiply and divide: the badge's rendering of the value
+                }
+            }
+        }
+        String all = options.isEmpty() ? extraOptions : extraOptions.isEmpty() ? options : options + "|" + extraOptions;
+        return out.append("&points=").append(points).append(all.isEmpty() ? "" : "&options=" + all).toString();
+    }
+
+    /** True when either parent's plan for the badge's data query read points of tier 1 or 2. */
+    private boolean badgeReadsCoarserTier(String nd, String st, String badgeQuery) throws IOException {
+        String wrapped = dataTwin(badgeQuery, "jsonwrap");
+        for (String parent : List.of(nd, st)) {
+            HttpResponse<String> r = send(parent + host + wrapped);
+            if (r.statusCode() == 200 && readsCoarserTier(r.body())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when an answer's {@code db_points_per_tier} (at its root or in its statistics) counts points above tier 0. */
+    static boolean readsCoarserTier(String body) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (IOException notJson) {
+            return false;
+        }
+        JsonNode perTier = root.has("db_points_per_tier") ? root.get("db_points_per_tier")
+                : root.path("statistics").path("db_points_per_tier");
+        for (int t = 1; t < perTier.size(); t++) {
+            if (perTier.get(t).asLong() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when both parents answer {@code dataQuery} asked of tier 0 alike. */
+    private boolean sameDataOnTierZero(String nd, String st, String dataQuery) throws IOException {
+        String q = dataQuery + "&tier=0";
+        HttpResponse<String> ra = send(nd + host + q);
+        HttpResponse<String> rb = send(st + host + q);
+        return new AnswerDiff(java.util.Set.of()).compare(
+                new AnswerDiff.Answer(ra.statusCode(), ra.headers().firstValue("Content-Type").orElse(""), ra.body()),
+                new AnswerDiff.Answer(rb.statusCode(), rb.headers().firstValue("Content-Type").orElse(""), rb.body()))
+                == null;
     }
 
     private String pick(String... options) {
@@ -185,7 +260,7 @@ final class DifferentialEndpoints {
     // ---- weights ----------------------------------------------------------------------------------
 
     private int weights(String nd, String st, boolean chartsDiffer, String obsolete, String otherOrder,
-                        Recorder recorder) throws IOException {
+                        String plannedOnTier, Recorder recorder) throws IOException {
         long settled = System.currentTimeMillis() / 1000 - 15;
         // a 30 s highlight after a 120 s baseline (4 times: 2 shifts), inside the history the run waited for
         String windows = "after=" + (settled - 30) + "&before=" + settled + "&baseline_after=" + (settled - 150)
@@ -229,8 +304,14 @@ final class DifferentialEndpoints {
                 boolean listing = d.kind().startsWith("only") || d.kind().contains("total_dimensions_count")
                         || d.kind().contains("dimensions count");
                 boolean orderOnly = d.kind().equals("order of charts");
-                recorder.record((chartsDiffer && listing ? obsolete : orderOnly && otherOrder != null ? otherOrder : "")
-                        + kind + " " + d.kind(), host + q, d, a, b);
+                String cause = chartsDiffer && listing ? obsolete : orderOnly && otherOrder != null ? otherOrder : "";
+                if (cause.isEmpty() && (readsCoarserTier(a.body()) || readsCoarserTier(b.body()))
+                        && sameWeightsOnTierZero(nd, st, q, otherOrder != null)) {
+                    // the windows' values read from tier 1 or 2 on either parent (rrdmetric2value plans
+                    // as the data API); asked of tier 0 both answer alike
+                    cause = plannedOnTier;
+                }
+                recorder.record(cause + kind + " " + d.kind(), host + q, d, a, b);
             }
         }
         return n;
@@ -278,6 +359,21 @@ final class DifferentialEndpoints {
             }
         }
         return out.toString();
+    }
+
+    /**
+     * True when both parents answer the weights query {@code q} asked of tier 0 ({@code tier=0})
+     * alike (in another order of charts too when {@code otherOrderDocumented}).
+     */
+    private boolean sameWeightsOnTierZero(String nd, String st, String q, boolean otherOrderDocumented)
+            throws IOException {
+        String tierZero = q + "&tier=0";
+        HttpResponse<String> ra = send(nd + host + tierZero);
+        HttpResponse<String> rb = send(st + host + tierZero);
+        AnswerDiff.Difference d = compareWeights(
+                new AnswerDiff.Answer(ra.statusCode(), ra.headers().firstValue("Content-Type").orElse(""), ra.body()),
+                new AnswerDiff.Answer(rb.statusCode(), rb.headers().firstValue("Content-Type").orElse(""), rb.body()));
+        return d == null || otherOrderDocumented && d.kind().equals("order of charts");
     }
 
     private static String param(String q, String name) {

@@ -264,22 +264,29 @@ public final class DataFormatter {
                     .a(sq).a("}}");
             out.a(role.equals("annotation") ? ",\n" : "");
         }
+        boolean anyShown = false;
         for (int c = 0; c < r.columns; c++) {
-            if (!r.shown(c)) {
+            anyShown |= r.shown(c);
+        }
+        for (int c = 0; c <= r.columns; c++) {
+            // no dimension shown: rrdr2json (which writes the datatable too) adds a "no data" column
+            if (c == r.columns ? anyShown : !r.shown(c)) {
                 continue;
             }
+            String label = c == r.columns ? "no data" : r.names[c];
             out.a(",\n     {").a(kq).a("id").a(kq).a(":").a(sq).a(sq).a(",").a(kq).a("label").a(kq).a(":").a(sq);
             if (google) {
-                out.jsonEscaped(r.names[c].replace("'", "\\'"));
+                out.jsonEscaped(label.replace("'", "\\'"));
             } else {
-                out.jsonEscaped(r.names[c]);
+                out.jsonEscaped(label);
             }
             out.a(sq).a(",").a(kq).a("pattern").a(kq).a(":").a(sq).a(sq).a(",").a(kq).a("type").a(kq).a(":").a(sq)
                     .a("number").a(sq).a("}");
         }
         out.a("\n  ],\n    ").a(kq).a("rows").a(kq).a(":\n [\n");
         boolean firstLine = true;
-        for (int i = firstRow(); i >= 0 && i < r.rows; i += rowStep()) {
+        // no dimension shown: no row either (rrdr2json)
+        for (int i = firstRow(); anyShown && i >= 0 && i < r.rows; i += rowStep()) {
             r.budget.cells(r.columns);
             if (!firstLine) {
                 out.a(",\n");

@@ -296,6 +296,19 @@ class DataQueryTest {
     }
 
     /**
+     * The datatable of a query that shows no dimension, as the json one: Netdata 1.37.1 writes both
+     * with {@code rrdr2json}, which adds a "no data" column and no row.
+     */
+    @Test
+    void aDataTableShowingNoDimensionHasANoDataColumnAndNoRow() throws Exception {
+        JsonNode t = query("chart=test.gaps&dimensions=nothing&after=-10&points=1&options=percentage&format=datatable");
+        assertEquals(4, t.get("cols").size(), t.toString());
+        assertEquals("{\"id\":\"\",\"label\":\"no data\",\"pattern\":\"\",\"type\":\"number\"}",
+                t.get("cols").get(3).toString());
+        assertEquals(0, t.get("rows").size(), t.toString());
+    }
+
+    /**
      * min2max as Netdata's {@code rrdr2value}: min and max start from 0 and the first cell, so one
      * positive dimension gives its value (not 0); an empty cell counts as 0 in them.
      */

@@ -1,0 +1,77 @@
+package io.strata.it.netdata;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The checks the differential query test applies before putting a difference down to a
+ * documented cause, judged on canned answers (the shape of Netdata 1.37.1's).
+ */
+class DifferentialCausesTest {
+
+    @Test
+    void aShellChartWithoutDimensionLinesIsFoundWithItsTwoKeys() {
+        String shell = """
+
+                # chart: system.cpu (name: system.cpu)
+                NETDATA_SYSTEM_CPU_USER="96"      # percentage
+                NETDATA_SYSTEM_CPU_VISIBLETOTAL="96"      # percentage
+
+                # chart: ipv4.sockstat_tcp_mem (name: ipv4.sockstat_tcp_mem)
+                NETDATA_IPV4_SOCKSTAT_TCP_MEM_VISIBLETOTAL="0"      # KiB
+
+                # chart: system.load (name: system.load)
+                NETDATA_SYSTEM_LOAD_LOAD1="6"      # load
+                NETDATA_SYSTEM_LOAD_VISIBLETOTAL="6"      # load
+
+                # NETDATA ALARMS RUNNING
+                """;
+        Map<String, List<String>> bare = QueryApiMatchesNetdataIT.chartsWithoutDimensionLines(shell);
+        assertEquals(Map.of("ipv4.sockstat_tcp_mem", List.of(
+                "# chart: ipv4.sockstat_tcp_mem (name: ipv4.sockstat_tcp_mem)",
+                "NETDATA_IPV4_SOCKSTAT_TCP_MEM_VISIBLETOTAL")), bare);
+    }
+
+    @Test
+    void theLastChartOfAnAnswerWithoutDimensionLinesCountsToo() {
+        String shell = "\n# chart: a.b (name: a.b)\nNETDATA_A_B_VISIBLETOTAL=\"0\"      # x\n";
+        assertEquals(List.of("a.b"), List.copyOf(QueryApiMatchesNetdataIT.chartsWithoutDimensionLines(shell).keySet()));
+        assertTrue(QueryApiMatchesNetdataIT.chartsWithoutDimensionLines("\n# chart: a.b (name: a.b)\n").isEmpty());
+    }
+
+    @Test
+    void thePrometheusWindowIsReadFromTheHelpComment() {
+        String at652 = "# COMMENT netdata \"ndchild\" to prometheus \"localhost\", source \"average\", last seen 0 seconds"
+                + " ago, time range 1795790652 to 1795790652\n\nnetdata_info{instance=\"ndchild\"} 1 1795790652825\n";
+        String at653 = at652.replace("last seen 0", "last seen 1").replace("to 1795790652\n", "to 1795790653\n");
+        assertEquals("last seen 0 seconds ago, time range 1795790652 to 1795790652",
+                QueryApiMatchesNetdataIT.prometheusWindow(at652));
+        assertFalse(QueryApiMatchesNetdataIT.prometheusWindow(at652).equals(QueryApiMatchesNetdataIT.prometheusWindow(at653)));
+        assertEquals("", QueryApiMatchesNetdataIT.prometheusWindow("netdata_info{instance=\"ndchild\"} 1\n"));
+    }
+
+    @Test
+    void aBadgeAsksTheDataQueryOfItsWindowWithOnePointByDefault() {
+        assertEquals("data?format=json&chart=system.ip&dimensions=OutOctets&after=1795783428&before=1795783488"
+                        + "&points=1",
+                DifferentialEndpoints.dataTwin("badge.svg?chart=system.ip&dimension=OutOctets&after=1795783428"
+                        + "&before=1795783488&units=KiB&precision=1", ""));
+        assertEquals("data?format=json&chart=system.ip&after=1&before=61&group=sum&points=3&options=abs%7Cflip|jsonwrap",
+                DifferentialEndpoints.dataTwin("badge.svg?chart=system.ip&after=1&before=61&points=3"
+                        + "&options=abs%7Cflip&group=sum&multiply=488&divide=17&label=a+%2B+b", "jsonwrap"));
+    }
+
+    @Test
+    void coarserTiersAreReadFromTheDataWrapperOrTheWeightsStatistics() {
+        assertTrue(DifferentialEndpoints.readsCoarserTier("{\"db_points_per_tier\":[0,4,0]}"));
+        assertFalse(DifferentialEndpoints.readsCoarserTier("{\"db_points_per_tier\":[60,0,0]}"));
+        assertTrue(DifferentialEndpoints.readsCoarserTier("{\"statistics\":{\"db_points_per_tier\":[31,4,0]}}"));
+        assertFalse(DifferentialEndpoints.readsCoarserTier("not json"));
+    }
+}
