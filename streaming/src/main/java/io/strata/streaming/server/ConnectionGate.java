@@ -52,6 +52,7 @@ public final class ConnectionGate {
     private final Object lock = new Object();
     /** The admitted connections still in their handshake, oldest first. Under {@link #lock}. */
     private final LinkedHashSet<Ticket> inHandshake = new LinkedHashSet<>();
+    /** Only the addresses that have a connection open. Under {@link #lock}. */
     private final Map<InetAddress, Counts> byAddress = new HashMap<>();
     private int open;
     private int refusing;
