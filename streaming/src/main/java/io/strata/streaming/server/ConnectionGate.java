@@ -1,15 +1,26 @@
 package io.strata.streaming.server;
 
 import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The port's counts of open connections and of handshakes in progress, globally and per client
  * address, against {@link ServerLimits}. {@link #admit} is called at the accept, and the
  * {@link Ticket} it returns is told when the handshake ends and when the connection closes.
- * Thread-safe; the per-address map holds only addresses that have a connection open.
+ *
+ * <p>When {@code max handshakes in progress} is reached, a new connection that its address's caps let in
+ * is not refused: it takes the place of the <em>oldest</em> connection still in its handshake, which has
+ * had the longest to say what it wants (an idle flood cannot lock out a client that speaks at once). The
+ * evicted connection is told through the {@code evict} callback given to {@link #admit}; a connection
+ * whose handshake is over is never a candidate. The connections in their handshake are kept in
+ * accept order in an insertion-ordered set: admitting, completing, evicting and releasing are O(1).
+ *
+ * <p>Thread-safe: connections are accepted on several event loops; every change of the counts is made
+ * under one lock, and the evict callback is called outside it (it must not block: the guard hands the
+ * close to the evicted connection's own event loop).
  */
 public final class ConnectionGate {
 
@@ -18,7 +29,6 @@ public final class ConnectionGate {
         NONE(null),
         CONNECTIONS("[web] web server max sockets"),
         CONNECTIONS_PER_ADDRESS("[web] max connections per client address"),
-        HANDSHAKES("[web] max handshakes in progress"),
         HANDSHAKES_PER_ADDRESS("[web] max handshakes in progress per client address");
 
         private final String key;
@@ -39,10 +49,14 @@ public final class ConnectionGate {
     }
 
     private final ServerLimits limits;
-    private final AtomicInteger open = new AtomicInteger();
-    private final AtomicInteger handshaking = new AtomicInteger();
-    private final AtomicInteger refusing = new AtomicInteger();
-    private final ConcurrentHashMap<InetAddress, Counts> byAddress = new ConcurrentHashMap<>();
+    private final Object lock = new Object();
+    /** The admitted connections still in their handshake, oldest first. Under {@link #lock}. */
+    private final LinkedHashSet<Ticket> inHandshake = new LinkedHashSet<>();
+    /** Only the addresses that have a connection open. Under {@link #lock}. */
+    private final Map<InetAddress, Counts> byAddress = new HashMap<>();
+    private int open;
+    private int refusing;
+    private long evictions;
 
     public ConnectionGate(ServerLimits limits) {
         this.limits = Objects.requireNonNull(limits, "limits");
@@ -52,125 +66,187 @@ public final class ConnectionGate {
         return limits;
     }
 
-    /** A connection's place in the counts. */
+    /** A connection's place in the counts. Identity is what the set of handshakes holds it by. */
     public final class Ticket {
         private final InetAddress address;
-        private final Refusal refusal;
+        private final Runnable evict;
+        private Refusal refusal = Refusal.NONE;
         private boolean handshakeOpen;
         private boolean released;
+        private boolean evicted;
+        private boolean completed;
 
-        private Ticket(InetAddress address, Refusal refusal) {
+        private Ticket(InetAddress address, Runnable evict) {
             this.address = address;
-            this.refusal = refusal;
-            this.handshakeOpen = refusal == Refusal.NONE;
+            this.evict = evict;
         }
 
         public Refusal refusal() {
-            return refusal;
+            synchronized (lock) {
+                return refusal;
+            }
         }
 
-        /** The handshake is over (the protocol is known, the stream accepted); idempotent. */
-        public synchronized void handshakeDone() {
+        /**
+         * The handshake is over (the protocol is known, the stream accepted); idempotent. After an
+         * eviction it only records that the connection completed (see {@link #completedAfterEviction}).
+         */
+        public void handshakeDone() {
+            synchronized (lock) {
+                completed = true;
+                endHandshake();
+            }
+        }
+
+        /**
+         * Whether this connection was chosen for eviction and then completed its handshake before its
+         * own event loop closed it: it is then a connection like any other, and is left open (its place
+         * among the handshakes was given up at the eviction).
+         */
+        public boolean completedAfterEviction() {
+            synchronized (lock) {
+                return evicted && completed;
+            }
+        }
+
+        /** Under {@link #lock}. */
+        private void endHandshake() {
             if (handshakeOpen) {
                 handshakeOpen = false;
-                handshaking.decrementAndGet();
+                inHandshake.remove(this);
                 if (address != null) {
-                    byAddress.computeIfPresent(address, (a, c) -> {
+                    Counts c = byAddress.get(address);
+                    if (c != null) {
                         c.handshaking--;
-                        return c;
-                    });
+                    }
                 }
             }
         }
 
         /** The connection closed; idempotent. */
-        public synchronized void release() {
-            if (released) {
-                return;
-            }
-            handshakeDone();
-            released = true;
-            if (refusal != Refusal.NONE) {
-                refusing.decrementAndGet();
-                return;
-            }
-            open.decrementAndGet();
-            if (address != null) {
-                byAddress.computeIfPresent(address, (a, c) -> --c.open <= 0 ? null : c);
+        public void release() {
+            synchronized (lock) {
+                if (released) {
+                    return;
+                }
+                endHandshake();
+                released = true;
+                if (refusal != Refusal.NONE) {
+                    refusing--;
+                    return;
+                }
+                open--;
+                if (address != null) {
+                    Counts c = byAddress.get(address);
+                    if (c != null && --c.open <= 0) {
+                        byAddress.remove(address);
+                    }
+                }
             }
         }
     }
 
     /**
      * Counts a new connection from {@code address} (null when not an IP connection), or says which
-     * limit refuses it. A refused connection is counted apart ({@link #refusing()}) until released.
+     * limit refuses it. A refused connection is counted apart ({@link #refusing()}) until released. At
+     * {@code max handshakes in progress} the oldest connection still in its handshake is evicted for this
+     * one: its {@code evict} is run on this thread once the counts are updated, and must only hand the
+     * close over (never block).
      */
-    public Ticket admit(InetAddress address) {
-        Refusal r = tryAdmit(address);
-        if (r != Refusal.NONE) {
-            refusing.incrementAndGet();
+    public Ticket admit(InetAddress address, Runnable evict) {
+        Ticket t = new Ticket(address, Objects.requireNonNull(evict, "evict"));
+        Ticket victim;
+        synchronized (lock) {
+            victim = admitLocked(t);
         }
-        return new Ticket(address, r);
+        if (victim != null) {
+            victim.evict.run();
+        }
+        return t;
     }
 
-    private Refusal tryAdmit(InetAddress address) {
-        if (open.incrementAndGet() > limits.maxConnections()) {
-            open.decrementAndGet();
-            return Refusal.CONNECTIONS;
+    /** Under {@link #lock}: sets {@code t}'s refusal or counts it; returns the connection it evicts, if any. */
+    private Ticket admitLocked(Ticket t) {
+        Counts c = t.address == null ? null : byAddress.get(t.address);
+        // an address's own caps first: one address cannot evict the others' connections beyond its share
+        if (c != null && c.open >= limits.maxConnectionsPerAddress()) {
+            return refuse(t, Refusal.CONNECTIONS_PER_ADDRESS);
         }
-        if (handshaking.incrementAndGet() > limits.maxHandshakes()) {
-            handshaking.decrementAndGet();
-            open.decrementAndGet();
-            return Refusal.HANDSHAKES;
+        if (c != null && c.handshaking >= limits.maxHandshakesPerAddress()) {
+            return refuse(t, Refusal.HANDSHAKES_PER_ADDRESS);
         }
-        if (address == null) {
-            return Refusal.NONE;
+        if (open >= limits.maxConnections()) {
+            return refuse(t, Refusal.CONNECTIONS);
         }
-        Refusal[] out = {Refusal.NONE};
-        byAddress.compute(address, (a, c) -> {
+        Ticket victim = null;
+        if (inHandshake.size() >= limits.maxHandshakes()) {
+            // the cap is at least 1, so the set is not empty
+            victim = inHandshake.iterator().next();
+            victim.evicted = true;
+            victim.endHandshake();
+            evictions++;
+        }
+        open++;
+        if (t.address != null) {
             if (c == null) {
                 c = new Counts();
+                byAddress.put(t.address, c);
             }
-            if (c.open >= limits.maxConnectionsPerAddress()) {
-                out[0] = Refusal.CONNECTIONS_PER_ADDRESS;
-            } else if (c.handshaking >= limits.maxHandshakesPerAddress()) {
-                out[0] = Refusal.HANDSHAKES_PER_ADDRESS;
-            } else {
-                c.open++;
-                c.handshaking++;
-            }
-            return c.open == 0 ? null : c;
-        });
-        if (out[0] != Refusal.NONE) {
-            handshaking.decrementAndGet();
-            open.decrementAndGet();
+            c.open++;
+            c.handshaking++;
         }
-        return out[0];
+        t.handshakeOpen = true;
+        inHandshake.add(t);
+        return victim;
+    }
+
+    /** Under {@link #lock}. */
+    private Ticket refuse(Ticket t, Refusal why) {
+        t.refusal = why;
+        refusing++;
+        return null;
     }
 
     /** Connections counted as open now. */
     public int open() {
-        return open.get();
+        synchronized (lock) {
+            return open;
+        }
     }
 
     /** Connections in their handshake now. */
     public int handshaking() {
-        return handshaking.get();
+        synchronized (lock) {
+            return inHandshake.size();
+        }
     }
 
     /** Refused connections still waiting for their refusal to be written. */
     public int refusing() {
-        return refusing.get();
+        synchronized (lock) {
+            return refusing;
+        }
+    }
+
+    /** Connections evicted so far to make room at {@code max handshakes in progress}. */
+    public long evictions() {
+        synchronized (lock) {
+            return evictions;
+        }
     }
 
     /** Open connections of {@code address}. */
     public int open(InetAddress address) {
-        Counts c = byAddress.get(address);
-        return c == null ? 0 : c.open;
+        synchronized (lock) {
+            Counts c = byAddress.get(address);
+            return c == null ? 0 : c.open;
+        }
     }
 
     /** Addresses with a connection open (the size of the per-address map). */
     public int addresses() {
-        return byAddress.size();
+        synchronized (lock) {
+            return byAddress.size();
+        }
     }
 }

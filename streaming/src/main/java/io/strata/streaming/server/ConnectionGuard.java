@@ -1,23 +1,33 @@
 package io.strata.streaming.server;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.strata.streaming.handshake.HandshakeReplies;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
  * First handler of every connection of the port: applies {@code [web] allow connections from}, takes
  * the connection's place in the {@link ConnectionGate}, and closes it when its handshake is not over
  * within {@code [web] timeout for first request} (a client that connects and says nothing, or says it
- * one byte a second, holds a socket for that long at most). It stays in the pipeline, doing nothing
- * per message, to give the connection's place back when it closes.
+ * one byte a second, holds a socket for that long at most). At {@code [web] max handshakes in progress} the
+ * gate may evict this connection for a newer one while it is still in its handshake: it is then closed,
+ * with Netdata's busy text or an HTTP 503 when it has shown its protocol. It stays in the pipeline, doing
+ * nothing per message, to give the connection's place back when it closes.
  */
 public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
@@ -34,6 +44,20 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     private InetAddress address;
     private Set<WebPermission> permissions;
     private boolean tls;
+    /** This guard's context, for an eviction decided on another thread. */
+    private ChannelHandlerContext context;
+    /** What the port made of the first bytes; set on the event loop, read by tests from others. */
+    private volatile Protocol protocol = Protocol.UNKNOWN;
+
+    /** What a connection turned out to speak, as far as its refusal is concerned. */
+    enum Protocol {
+        /** Nothing, or not enough to tell (or a TLS handshake not over): a refusal cannot be understood. */
+        UNKNOWN,
+        /** A {@code STREAM} request: refused with Netdata's busy text. */
+        STREAM,
+        /** An HTTP request: refused with a 503. */
+        HTTP
+    }
 
     public ConnectionGuard(ConnectionGate gate, Listener listener, WebAccessRules rules,
                            PerAddressLogLimiter logLimiter) {
@@ -58,7 +82,8 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        ticket = gate.admit(address);
+        context = ctx;
+        ticket = gate.admit(address, this::evictedByGate);
         int seconds = gate.limits().firstRequestTimeoutSeconds();
         if (ticket.refusal() != ConnectionGate.Refusal.NONE) {
             if (gate.refusing() > Math.max(64, gate.limits().maxHandshakes())) {
@@ -73,6 +98,71 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         int s = seconds;
         deadline = ctx.executor().schedule(() -> expired(ctx, s), seconds, TimeUnit.SECONDS);
         super.channelActive(ctx);
+    }
+
+    /**
+     * The gate gave this connection's place among the handshakes in progress to a newer one. Called on
+     * the accepting thread of that one, which may be another event loop: the close is done on this
+     * connection's own loop.
+     */
+    private void evictedByGate() {
+        Channel ch = context.channel();
+        try {
+            ch.eventLoop().execute(this::evict);
+        } catch (RejectedExecutionException e) {
+            ch.close(); // the loop is stopping: it closes its connections itself
+        }
+    }
+
+    /** On the event loop: closes the evicted connection, with the refusal its protocol understands. */
+    private void evict() {
+        Channel ch = context.channel();
+        if (!ch.isActive() || ticket.completedAfterEviction()) {
+            return; // closed meanwhile, or its handshake ended before this ran: it stays
+        }
+        cancelDeadline();
+        String why = "[web] max handshakes in progress (" + gate.limits().maxHandshakes()
+                + ") reached: the oldest connection still in its handshake makes room for a new one";
+        byte[] reply = switch (protocol) {
+            case STREAM -> HandshakeReplies.BUSY.getBytes(StandardCharsets.US_ASCII);
+            case HTTP -> PortUnificationHandler.httpReply(503, "Service Unavailable", HandshakeReplies.BUSY);
+            case UNKNOWN -> null;
+        };
+        ChannelHandlerContext from = reply == null ? null : replyContext();
+        if (from == null) {
+            log("evicted", "closing (nothing said yet): " + why);
+            context.close();
+            return;
+        }
+        log("evicted", (protocol == Protocol.STREAM ? "STREAM refused (busy): " : "HTTP connection refused (503): ")
+                + why);
+        ch.config().setAutoRead(false);
+        from.writeAndFlush(Unpooled.wrappedBuffer(reply)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * The context to write a raw refusal from: the first handler after the transport (this guard, or the
+     * TLS handler when there is one), so that the bytes are encrypted when they must be and pass none of
+     * the protocol's own encoders (an HTTP codec expects its own messages); null when there is none.
+     */
+    private ChannelHandlerContext replyContext() {
+        ChannelPipeline p = context.pipeline();
+        List<String> names = p.names();
+        ChannelHandlerContext tlsCtx = p.context(SslHandler.class);
+        int at = names.indexOf(tlsCtx != null ? tlsCtx.name() : context.name());
+        if (at < 0 || at + 1 >= names.size()) {
+            return null;
+        }
+        return p.context(names.get(at + 1));
+    }
+
+    /** The port found out what the connection speaks (for the refusal of an eviction). */
+    void protocol(Protocol p) {
+        protocol = p;
+    }
+
+    Protocol protocol() {
+        return protocol;
     }
 
     private void expired(ChannelHandlerContext ctx, int seconds) {

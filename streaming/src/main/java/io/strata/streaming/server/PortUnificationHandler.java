@@ -85,6 +85,9 @@ public final class PortUnificationHandler extends ByteToMessageDecoder {
                 in.skipBytes(n);
                 return;
             }
+            if (guard != null) {
+                guard.protocol(ConnectionGuard.Protocol.STREAM);
+            }
             p.addAfter(ctx.name(), "stream-handshake", new StreamHandshakeHandler(receivers));
         } else if (http != null) {
             HttpPipelineInstaller.HttpConnection conn = HttpPipelineInstaller.HttpConnection.unrestricted();
@@ -97,6 +100,7 @@ public final class PortUnificationHandler extends ByteToMessageDecoder {
                 }
                 // the HTTP side has its own request deadline; the handshake ends with the first whole request
                 guard.cancelDeadline();
+                guard.protocol(ConnectionGuard.Protocol.HTTP);
                 conn = new HttpPipelineInstaller.HttpConnection(guard.permissions(), guard.isTls(),
                         guard.listener().tls() == TlsMode.FORCE && !guard.isTls(),
                         guard.firstRequestTimeoutSeconds(), guard::handshakeDone);

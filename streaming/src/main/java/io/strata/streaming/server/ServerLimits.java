@@ -12,8 +12,10 @@ import java.lang.management.ManagementFactory;
  *                                      also has its first request complete within it
  * @param maxConnections                {@code [web] web server max sockets}: open connections of the port
  * @param maxConnectionsPerAddress      {@code [web] max connections per client address}
- * @param maxHandshakes                 {@code [web] max handshakes in progress}
- * @param maxHandshakesPerAddress       {@code [web] max handshakes in progress per client address}
+ * @param maxHandshakes                 {@code [web] max handshakes in progress}: at it, a new connection
+ *                                      evicts the oldest one still in its handshake ({@link ConnectionGate})
+ * @param maxHandshakesPerAddress       {@code [web] max handshakes in progress per client address}: at it,
+ *                                      a new connection from the address is refused (it evicts nothing)
  */
 public record ServerLimits(int firstRequestTimeoutSeconds, int maxConnections, int maxConnectionsPerAddress,
                            int maxHandshakes, int maxHandshakesPerAddress) {

@@ -119,6 +119,11 @@ public final class StreamServer implements Closeable {
         return gate;
     }
 
+    /** How many open connections the port has found to speak {@code protocol} (for tests). */
+    long connectionsSpeaking(ConnectionGuard.Protocol protocol) {
+        return accepted.stream().map(ConnectionGuard::of).filter(g -> g != null && g.protocol() == protocol).count();
+    }
+
     public ReceiverContext receivers() {
         return receivers;
     }

@@ -258,6 +258,87 @@ class PortDefencesTest {
         assertEquals(HandshakeReplies.BUSY, readToClose(third));
     }
 
+    /** Opens {@code n} connections one after the other, each counted as a handshake before the next. */
+    List<Socket> connectInOrder(StreamServer server, int port, int n) throws Exception {
+        List<Socket> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int before = server.gate().handshaking();
+            out.add(connect(port));
+            waitFor(() -> server.gate().handshaking() == before + 1, "connection " + i + " counted as a handshake");
+        }
+        return out;
+    }
+
+    /** Sends a whole HTTP request on {@code s} and says whether the answer is the test side's 200. */
+    static boolean answered(Socket s) throws IOException {
+        send(s, "GET /api/v1/info HTTP/1.1\r\nHost: x\r\n\r\n");
+        return readToClose(s).startsWith("HTTP/1.1 200 OK");
+    }
+
+    @Test
+    void aNewConnectionAtTheHandshakeCapEvictsTheOldestConnectionStillInItsHandshake() throws Exception {
+        int port = start(ServerLimits.defaults().withHandshakes(3, 64));
+        StreamServer server = servers.get(0);
+        List<Socket> idle = connectInOrder(server, port, 3);
+        // the oldest has started an HTTP request, the second a STREAM one: each gets its protocol's refusal
+        send(idle.get(0), "GET /api/v1/info HTTP/1.1\r\n");
+        send(idle.get(1), "STREAM key=" + KEY);
+        waitFor(() -> server.connectionsSpeaking(ConnectionGuard.Protocol.HTTP) == 1
+                && server.connectionsSpeaking(ConnectionGuard.Protocol.STREAM) == 1, "both protocols known");
+
+        Socket poll = connect(port);
+        assertTrue(answered(poll), "the new connection is answered");
+        String evicted = readToClose(idle.get(0));
+        assertTrue(evicted.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), evicted);
+        assertTrue(evicted.endsWith(HandshakeReplies.BUSY), evicted);
+
+        // the cap full again: the next oldest is the one that started a STREAM
+        Socket filler = connectInOrder(server, port, 1).get(0);
+        Socket stream = connect(port);
+        send(stream, streamRequest(UUID.randomUUID().toString()));
+        byte[] buf = new byte[256];
+        int n = stream.getInputStream().read(buf);
+        assertTrue(n > 0 && new String(buf, 0, n, StandardCharsets.US_ASCII).startsWith(HandshakeReplies.PROMPT_VERSION),
+                "the new stream is accepted");
+        assertEquals(HandshakeReplies.BUSY, readToClose(idle.get(1)));
+
+        // the third one said nothing: it was never the oldest, it is still open and still served
+        assertTrue(answered(idle.get(2)), "the connection that was not the oldest is still open");
+        assertTrue(answered(filler), "the newest is still open");
+        assertEquals(2, server.gate().evictions());
+    }
+
+    @Test
+    void aConnectionThatSaidNothingIsClosedWithoutAReplyWhenEvicted() throws Exception {
+        int port = start(ServerLimits.defaults().withHandshakes(2, 64));
+        StreamServer server = servers.get(0);
+        List<Socket> idle = connectInOrder(server, port, 2);
+        Socket poll = connect(port);
+        assertTrue(answered(poll), "the new connection is answered");
+        assertEquals("", readToClose(idle.get(0)));
+        assertTrue(answered(idle.get(1)), "only the oldest was evicted");
+        assertEquals(1, server.gate().evictions());
+    }
+
+    @Test
+    void anAcceptedStreamIsNeverEvicted() throws Exception {
+        int port = start(ServerLimits.defaults().withHandshakes(1, 64));
+        StreamServer server = servers.get(0);
+        Socket accepted = connect(port);
+        send(accepted, streamRequest(UUID.randomUUID().toString()));
+        byte[] buf = new byte[256];
+        assertTrue(accepted.getInputStream().read(buf) > 0);
+        waitFor(() -> server.gate().handshaking() == 0 && server.gate().open() == 1, "the stream accepted");
+        Socket idle = connectInOrder(server, port, 1).get(0);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(answered(connect(port)), "poll " + i + " answered");
+        }
+        assertEquals("", readToClose(idle));
+        // the accepted stream was never a candidate: the server still holds it open
+        waitFor(() -> server.gate().open() == 1 && server.gate().handshaking() == 0, "only the stream left");
+        assertEquals(1, server.gate().evictions(), "the idle one, then nothing: the polls were done when the next came");
+    }
+
     static WebAccessRules rules(String connections, String streaming) {
         Map<WebPermission, SimplePattern> m = new EnumMap<>(WebPermission.class);
         for (WebPermission p : WebPermission.values()) {
