@@ -233,7 +233,9 @@ public final class MetadataStore implements Closeable {
         Path aside = path.resolveSibling(DiskFormat.METADATA_FILE + ".damaged-" + System.nanoTime());
         long size = log.size();
         try (FileHandle h = io.open(aside, FileIo.OpenMode.CREATE_NEW)) {
-            ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+            // no bigger than the log: a 1 MiB array per recovery of a small log is a humongous
+            // allocation for G1 (a region of the heap, and a concurrent cycle, each time)
+            ByteBuffer buf = ByteBuffer.allocate((int) Math.min(size, 1 << 20));
             for (long at = 0; at < size; ) {
                 buf.clear();
                 if (size - at < buf.capacity()) {

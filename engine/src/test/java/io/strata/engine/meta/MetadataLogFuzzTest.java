@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -139,8 +140,7 @@ class MetadataLogFuzzTest {
                 }
                 default -> throw new AssertionError(damage);
             }
-            in.show(damage + ", " + records.size() + " records, damaged [" + firstDamaged + ", " + lastDamaged
-                    + "): " + hex(log));
+            in.show(describe(damage, records.size(), firstDamaged, lastDamaged, log));
 
             // memory takes 255 distinct algorithms: the dimensions of later ones are refused, as damage is
             boolean[] refused = new boolean[records.size()];
@@ -164,8 +164,10 @@ class MetadataLogFuzzTest {
                     boolean before = end <= firstDamaged;
                     boolean after = survivesAfter && start[i] >= lastDamaged && end <= log.length;
                     if ((before || after) && !refused[i]) {
-                        assertKept(store, records.get(i), (before ? "before" : "after") + " the damage, record "
-                                + i + " at " + start[i]);
+                        int record = i;
+                        int at = start[i];
+                        assertKept(store, records.get(i), () -> (before ? "before" : "after") + " the damage, record "
+                                + record + " at " + at);
                     }
                 }
                 counts = counts(store);
@@ -187,19 +189,31 @@ class MetadataLogFuzzTest {
         return c;
     }
 
-    private static void assertKept(MetadataStore store, Object rec, String where) {
+    /** The input as a failure shows it; rendered only then (a log is up to 2 000 bytes of hex). */
+    private static Object describe(Damage damage, int records, int firstDamaged, int lastDamaged, byte[] log) {
+        return new Object() {
+            @Override
+            public String toString() {
+                return damage + ", " + records + " records, damaged [" + firstDamaged + ", " + lastDamaged + "): "
+                        + hex(log);
+            }
+        };
+    }
+
+    /** Messages are built only on a failure: a record's text on every check is most of a passing input's cost. */
+    private static void assertKept(MetadataStore store, Object rec, Supplier<String> where) {
         if (rec instanceof HostInfo h) {
             int id = store.hostId(h.machineGuid());
-            assertTrue(id >= 0, where + ": host lost " + h);
+            assertTrue(id >= 0, () -> where.get() + ": host lost " + h);
             assertEquals(h, store.host(id), where);
         } else if (rec instanceof ChartInfo c) {
             int id = store.chartId(c.hostGuid(), c.id());
-            assertTrue(id >= 0, where + ": chart lost " + c);
+            assertTrue(id >= 0, () -> where.get() + ": chart lost " + c);
             assertEquals(c, store.chart(id), where);
         } else {
             DimensionInfo d = (DimensionInfo) rec;
             int chart = store.chartId(d.hostGuid(), d.chartId());
-            assertTrue(chart >= 0, where + ": chart of dimension lost " + d);
+            assertTrue(chart >= 0, () -> where.get() + ": chart of dimension lost " + d);
             DimensionInfo found = null;
             for (int metric : store.metrics(chart)) {
                 DimensionInfo m = store.dimension(metric);

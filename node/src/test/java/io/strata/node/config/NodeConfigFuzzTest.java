@@ -92,7 +92,12 @@ class NodeConfigFuzzTest {
             Random r = in.random();
             String nd = text(r, NETDATA, bindTo(r));
             String st = text(r, STREAM, null);
-            in.show("--- netdata.conf:\n" + nd + "\n--- stream.conf:\n" + st);
+            in.show(new Object() {
+                @Override
+                public String toString() {
+                    return "--- netdata.conf:\n" + nd + "\n--- stream.conf:\n" + st;
+                }
+            });
             IniFile ndIni;
             IniFile stIni;
             try {

@@ -58,7 +58,7 @@ class StreamAuthorizerFuzzTest {
                 }
             }
             byte[] request = mutateRequest(random, plain);
-            in.show(text + "\n--- request:\n" + new String(request, StandardCharsets.ISO_8859_1));
+            in.show(shown(text, request));
             StreamRequest parsed;
             try {
                 parsed = StreamRequest.parse(request, request.length);
@@ -87,6 +87,16 @@ class StreamAuthorizerFuzzTest {
             p.matches(text);
             p.isEmpty();
         });
+    }
+
+    /** The input as a failure shows it, rendered only then. */
+    private static Object shown(String conf, byte[] request) {
+        return new Object() {
+            @Override
+            public String toString() {
+                return conf + "\n--- request:\n" + new String(request, StandardCharsets.ISO_8859_1);
+            }
+        };
     }
 
     private static String randomString(Random random, String alphabet, int maxLength) {
