@@ -122,6 +122,14 @@ public final class ChildParentWire {
         }
     }
 
+    /** One collection pass of a one-dimension chart at {@code second} (5 ms past it), storing {@code value}. */
+    public static void collectOnePass(TestClock clock, LocalCharts local, LocalCharts.Chart chart, long second,
+            long value) {
+        clock.setMicros(second * 1_000_000L + 5_000);
+        local.collect(chart, new long[] {value}, null, clock.micros());
+        local.passDone(List.of(chart));
+    }
+
     /**
      * The clock of both sides, in µs: a {@link Clock} for the sender, {@link #micros} for the
      * parser. An action may be set to run at a chosen reading of the clock (after it was read),

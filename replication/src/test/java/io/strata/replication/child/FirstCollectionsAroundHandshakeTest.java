@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.strata.replication.child.ChildParentWire.collectOnePass;
 import static io.strata.replication.child.ChildParentWire.command;
 import static io.strata.replication.child.ChildParentWire.feed;
 import static io.strata.replication.child.ChildParentWire.firstMetric;
@@ -263,10 +264,7 @@ class FirstCollectionsAroundHandshakeTest {
         }
     }
 
-    /** One collection pass at {@code second} (5 ms past it), handed to the streamer as the collector does. */
     private void collect(LocalCharts local, LocalCharts.Chart chart, long second) {
-        clock.setMicros(second * 1_000_000L + 5_000);
-        local.collect(chart, new long[] {(second - T) * 1000 + 7}, null, clock.micros());
-        local.passDone(List.of(chart));
+        collectOnePass(clock, local, chart, second, (second - T) * 1000 + 7);
     }
 }

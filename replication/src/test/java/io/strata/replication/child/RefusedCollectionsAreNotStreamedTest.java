@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import static io.strata.replication.child.ChildParentWire.collectOnePass;
 import static io.strata.replication.child.ChildParentWire.commands;
 import static io.strata.replication.child.ChildParentWire.feed;
 import static io.strata.replication.child.ChildParentWire.firstMetric;
@@ -126,11 +127,8 @@ class RefusedCollectionsAreNotStreamedTest {
         }
     }
 
-    /** One collection pass at {@code second} (5 ms past it), the value 5000 + its second. */
     private void collect(LocalCharts local, LocalCharts.Chart chart, long second) {
-        clock.setMicros(second * 1_000_000L + 5_000);
-        local.collect(chart, new long[] {5000 + (second - T)}, null, clock.micros());
-        local.passDone(List.of(chart));
+        collectOnePass(clock, local, chart, second, 5000 + (second - T));
     }
 
     private static Map<Long, Double> values(StorageEngine db, int metric) throws Exception {
