@@ -74,4 +74,36 @@ class DifferentialCausesTest {
         assertTrue(DifferentialEndpoints.readsCoarserTier("{\"statistics\":{\"db_points_per_tier\":[31,4,0]}}"));
         assertFalse(DifferentialEndpoints.readsCoarserTier("not json"));
     }
+
+    @Test
+    void aReversedGtimeWindowReachesBackToItsFirstWholeRow() {
+        // after > before, points=9, gtime=10: Netdata rounds a row of 11 seconds up to two gtime
+        // periods (20 s), so its 10 rows end at ...560 ... ...740 and the first covers ...541 on
+        // (both parents answered those rows; the first reached the chart's first seconds)
+        String q = "data?chart=system.cpu_some_pressure_stall_time&before=1795795625&after=1795795723&points=9"
+                + "&group=percentile98&gtime=10&options=milliseconds%7Cflip&format=jsonp";
+        assertEquals(1795795540, QueryApiMatchesNetdataIT.firstSecondOfRows(QueryApiMatchesNetdataIT.params(q), 2,
+                1795795800));
+        // without gtime the 9 rows are 11 seconds wide, the last ending at ...727 (...723 rounded up)
+        String plain = q.replace("&gtime=10", "");
+        assertEquals(1795795628, QueryApiMatchesNetdataIT.firstSecondOfRows(QueryApiMatchesNetdataIT.params(plain), 2,
+                1795795800));
+        assertEquals(0, QueryApiMatchesNetdataIT.firstSecondOfRows(QueryApiMatchesNetdataIT.params("data?after=0"), 1,
+                1795795800));
+    }
+
+    @Test
+    void aJsonwrapTsvTwinDifferingOnlyInRawTabsIsAlike() {
+        AnswerDiff diff = new AnswerDiff(java.util.Set.of());
+        String q = "data?chart=cpu.cpu1_softirqs&points=0&options=absolute+match-ids%7Cjsonwrap&format=tsv&tier=0";
+        AnswerDiff.Answer netdata = new AnswerDiff.Answer(200, "application/json",
+                "{\"result\": \"time\tTIMER\\n2026-11-27 16:08:00\t18.4322144\\n\"}");
+        AnswerDiff.Answer strata = new AnswerDiff.Answer(200, "application/json",
+                "{\"result\": \"time\\tTIMER\\n2026-11-27 16:08:00\\t18.4322144\\n\"}");
+        assertTrue(QueryApiMatchesNetdataIT.alike(diff, q, netdata, strata));
+        AnswerDiff.Answer other = new AnswerDiff.Answer(200, "application/json",
+                "{\"result\": \"time\\tTIMER\\n2026-11-27 16:08:00\\t18.4111064\\n\"}");
+        assertFalse(QueryApiMatchesNetdataIT.alike(diff, q, netdata, other));
+        assertFalse(QueryApiMatchesNetdataIT.alike(diff, q.replace("jsonwrap", "seconds"), netdata, strata));
+    }
 }

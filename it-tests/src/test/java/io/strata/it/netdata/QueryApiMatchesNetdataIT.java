@@ -6,6 +6,8 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.strata.query.data.DataOptions;
+import io.strata.query.data.QueryWindow;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -336,7 +338,7 @@ class QueryApiMatchesNetdataIT {
     private boolean sameOnTierZero(String nd, String st, String q, AnswerDiff diff) throws IOException {
         String tierZero = q.replaceAll("([?&])tier=[0-9]+", "$1tier=0");
         for (int attempt = 0; attempt < 3; attempt++) {
-            if (diff.compare(get(nd + tierZero), get(st + tierZero)) == null) {
+            if (alike(diff, tierZero, get(nd + tierZero), get(st + tierZero))) {
                 return true;
             }
             if (!q.contains("before=-")) {
@@ -344,6 +346,20 @@ class QueryApiMatchesNetdataIT {
             }
         }
         return false;
+    }
+
+    /**
+     * True when the two answers to {@code q} agree, or differ only in the tabs Netdata writes raw into
+     * a jsonwrap'd JSON string (the documented {@link #JSON_STRING} cause): so that a tier-0 twin of a
+     * jsonwrap'd tsv query is judged on its data.
+     */
+    static boolean alike(AnswerDiff diff, String q, AnswerDiff.Answer netdata, AnswerDiff.Answer strata) {
+        if (diff.compare(netdata, strata) == null) {
+            return true;
+        }
+        return q.contains("jsonwrap") && netdata.body().indexOf('\t') >= 0
+                && diff.compare(new AnswerDiff.Answer(netdata.status(), netdata.contentType(),
+                netdata.body().replace("\t", "\\t")), strata) == null;
     }
 
     /** True when either parent's plan for {@code q} read points of tier 1 or 2 ({@code db_points_per_tier}). */
@@ -631,6 +647,9 @@ class QueryApiMatchesNetdataIT {
                 long rows = Math.max(0, before - start) / Math.max(1, granularity) + 1;
                 reach = Math.min(start, before - rows * step - step);
             }
+            // the window Netdata computes: gtime rounds a row up to whole gtime periods, so that rows
+            // reach further back than the points asked suggest
+            reach = Math.min(reach, firstSecondOfRows(p, c.updateEvery(), now - 1));
             if (f != null && f[0] != f[1] && reach <= Math.max(f[0], f[1]) + margin) {
                 return (!startNotExplained.contains(c.id()) ? RETENTION_START
                         : answeredEmpty.contains(c.id()) ? EMPTY_ANSWER : HISTORY_NOT_FORWARDED) + kind;
@@ -665,7 +684,26 @@ class QueryApiMatchesNetdataIT {
         }
     }
 
-    private static Map<String, String> params(String q) {
+    /**
+     * The first second the rows of a data answer cover, by Netdata 1.37.1's window arithmetic
+     * ({@code query_target_calculate_window}): a row is {@code group} points wide, and gtime makes
+     * group a multiple of its periods, which moves the first row back. For a query of the whole
+     * retention ({@code after=0}) or of the database's end ({@code before=0}) it answers 0: those
+     * windows depend on the retention, which cause() treats apart.
+     */
+    static long firstSecondOfRows(Map<String, String> p, long updateEvery, long now) {
+        long after = parseLong(p.get("after"), -600);
+        long before = parseLong(p.get("before"), 0);
+        if (after == 0 || before == 0) {
+            return 0;
+        }
+        QueryWindow w = QueryWindow.compute(after, before, parseLong(p.get("points"), 0),
+                DataOptions.parse(p.get("options")), parseLong(p.get("gtime"), 0), 0, 0, 0,
+                Math.max(1, updateEvery), now);
+        return w.after() - w.granularity();
+    }
+
+    static Map<String, String> params(String q) {
         Map<String, String> m = new java.util.HashMap<>();
         int qm = q.indexOf('?');
         for (String kv : q.substring(qm + 1).split("&")) {
