@@ -173,7 +173,9 @@ class AllMetricsTest {
         assertTrue(sumHelp.contains("# TYPE netdata_system_cpu_sum gauge\n"), sumHelp);
         String raw = server.get("/api/v1/allmetrics?format=prometheus&source=as-collected&filter=system.cpu"
                 + "&timestamps=no").body();
-        assertTrue(raw.contains("netdata_system_cpu_percentage{chart=\"system.cpu\",family=\"cpu\",dimension=\"user\"} "
+        // collected values are named without units, counters (system.cpu's incremental dimensions)
+        // with _total; the value is the newest stored one (Netdata prints the raw collected counter)
+        assertTrue(raw.contains("netdata_system_cpu_total{chart=\"system.cpu\",family=\"cpu\",dimension=\"user\"} "
                 + "57.9487200\n"), raw);
     }
 

@@ -215,6 +215,8 @@ public final class AllMetricsApi {
         boolean types = yes(q.get("types"), false);
         boolean timestamps = yes(q.get("timestamps"), true);
         boolean names = yes(q.get("names"), true);
+        boolean hideUnits = yes(q.get("hideunits"), false);
+        boolean oldUnits = yes(q.get("oldunits"), false);
         String prefix = q.get("prefix") != null ? q.get("prefix") : "netdata";
         String server = q.get("server") != null ? q.get("server") : netdataClientName(req.client());
         long now = req.context().nowSeconds();
@@ -227,10 +229,9 @@ public final class AllMetricsApi {
             case SUM -> "_sum";
             case AS_COLLECTED -> "";
         };
-        // Netdata names averages with their units, sums without (prometheus.c). Its collected values
-        // are also named without units (and with _total for counters, valued as collected): not yet
-        // followed here, docs/query-api.md
-        boolean units = source != Source.SUM;
+        // Netdata names averages with their units (unless hideunits, in the old spelling with
+        // oldunits), sums and collected values without (prometheus.c)
+        boolean withUnits = source == Source.AVERAGE && !hideUnits;
         Latest latest = new Latest();
         WindowSum window = new WindowSum();
         long nowMs = req.context().clock().millis();
@@ -266,10 +267,13 @@ public final class AllMetricsApi {
                 if (!selected(filter, c)) {
                     continue;
                 }
+                // the chart and dimensions by name, or by id with names=no (PROMETHEUS_OUTPUT_NAMES)
+                String chart = names ? c.name() : c.id();
+                String units = withUnits ? prometheusUnits(c.info().units(), oldUnits) : "";
                 if (help) {
                     o.a("\n# COMMENT ").a(source != Source.AS_COLLECTED || c.homogeneous() ? "homogeneous"
                             : "heterogeneous").a(" chart ")
-                            .jsonString(c.id()).a(", context ").jsonString(c.info().context()).a(", family ")
+                            .jsonString(chart).a(", context ").jsonString(c.info().context()).a(", family ")
                             .jsonString(c.info().family()).a(", units ").jsonString(c.info().units()).ch('\n');
                 }
                 // only collected values differ in kind between dimensions; averages and sums are all alike
@@ -300,23 +304,38 @@ public final class AllMetricsApi {
                         continue;
                     }
                     String dim = names ? c.dimensionName(d) : c.dimensionId(d);
+                    String metricDimension = homogeneous ? null : dim;
+                    // a collected counter is named _total, but for the prometheus collector's charts; the
+                    // TYPE line keeps the name without it (1.37.1 prints its local, empty suffix there)
+                    boolean counter = source == Source.AS_COLLECTED && isCounter(c.algorithm(d));
+                    boolean prometheusCollector = "prometheus".equals(c.info().module());
+                    String metricSuffix = counter && !prometheusCollector ? "_total" : suffix;
                     if (help) {
                         o.a("# COMMENT ");
-                        metricName(o, prefix, c, homogeneous ? null : dim, units, suffix);
-                        o.a(": dimension ").jsonString(dim).a(", value is ").utf8(c.info().units())
-                                .a(", gauge, dt ");
-                        if (source != Source.AS_COLLECTED) {
-                            o.integer(after).a(" to ");
+                        metricName(o, prefix, c, metricDimension, units, metricSuffix);
+                        if (source == Source.AS_COLLECTED) {
+                            o.a(": chart ").jsonString(chart).a(", context ").jsonString(c.info().context())
+                                    .a(", family ").jsonString(c.info().family()).a(", dimension ").jsonString(dim)
+                                    .a(", value * ");
+                            if (prometheusCollector) {
+                                o.a("1 / 1");
+                            } else {
+                                o.integer(c.multiplier(d)).a(" / ").integer(c.divisor(d));
+                            }
+                            o.a(counter ? " delta gives " : " gives ").utf8(c.info().units())
+                                    .a(counter ? " (counter)\n" : " (gauge)\n");
+                        } else {
+                            o.a(": dimension ").jsonString(dim).a(", value is ").utf8(c.info().units())
+                                    .a(", gauge, dt ").integer(after).a(" to ").integer(time).a(" inclusive\n");
                         }
-                        o.integer(time).a(" inclusive\n");
                     }
                     if (types) {
                         o.a("# TYPE ");
-                        metricName(o, prefix, c, homogeneous ? null : dim, units, suffix);
-                        o.a(" gauge\n");
+                        metricName(o, prefix, c, metricDimension, units, suffix);
+                        o.a(counter ? " counter\n" : " gauge\n");
                     }
-                    metricName(o, prefix, c, homogeneous ? null : dim, units, suffix);
-                    o.a("{chart=").jsonString(labelValue(c.id())).a(",family=")
+                    metricName(o, prefix, c, metricDimension, units, metricSuffix);
+                    o.a("{chart=").jsonString(labelValue(chart)).a(",family=")
                             .jsonString(labelValue(c.info().family()));
                     if (homogeneous) {
                         o.a(",dimension=").jsonString(labelValue(dim));
@@ -399,12 +418,30 @@ public final class AllMetricsApi {
         return v.equals("yes") || v.equals("1") || v.equals("true");
     }
 
+    /** Netdata's collected counters: the incremental algorithms ({@code RRD_ALGORITHM_INCREMENTAL}, {@code PCENT_OVER_DIFF_TOTAL}). */
+    static boolean isCounter(String algorithm) {
+        return "incremental".equals(algorithm) || "percentage-of-incremental-row".equals(algorithm);
+    }
+
+    /** 1.37.1's units before "Fix for issue 5227", which {@code oldunits=yes} names metrics with. */
+    private static final Map<String, String> OLD_UNITS = Map.ofEntries(
+            Map.entry("KiB/s", "kilobytes/s"), Map.entry("MiB/s", "MB/s"), Map.entry("GiB/s", "GB/s"),
+            Map.entry("KiB", "KB"), Map.entry("MiB", "MB"), Map.entry("GiB", "GB"), Map.entry("inodes", "Inodes"),
+            Map.entry("percentage", "percent"), Map.entry("faults/s", "page faults/s"),
+            Map.entry("KiB/operation", "kilobytes per operation"),
+            Map.entry("milliseconds/operation", "ms per operation"));
+
+    /** The units a metric name carries ({@code prometheus_units_copy}): the chart's, or their old spelling. */
+    static String prometheusUnits(String units, boolean oldUnits) {
+        return oldUnits ? OLD_UNITS.getOrDefault(units, units) : units;
+    }
+
     /**
      * Netdata's metric name: prefix, context, the dimension for a heterogeneous chart's collected
-     * values, units when {@code withUnits} ({@code %} as {@code percent}, a trailing {@code /s} as
+     * values, {@code units} unless empty ({@code %} as {@code percent}, a trailing {@code /s} as
      * {@code persec}), source.
      */
-    static void metricName(Out o, String prefix, ChartView c, String dimension, boolean withUnits, String suffix) {
+    static void metricName(Out o, String prefix, ChartView c, String dimension, String units, String suffix) {
         sanitize(o, prefix);
         o.ch('_');
         sanitize(o, c.info().context());
@@ -412,7 +449,6 @@ public final class AllMetricsApi {
             o.ch('_');
             sanitize(o, dimension);
         }
-        String units = withUnits ? c.info().units() : "";
         if (units.equals("%")) {
             o.a("_percent");
         } else if (units.endsWith("/s") && units.length() > 2) {

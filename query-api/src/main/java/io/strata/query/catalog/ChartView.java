@@ -103,6 +103,14 @@ public final class ChartView {
         return algorithms[d];
     }
 
+    public long multiplier(int d) {
+        return multipliers[d];
+    }
+
+    public long divisor(int d) {
+        return divisors[d];
+    }
+
     public int visibleDimensions() {
         int n = 0;
         for (boolean h : hidden) {
