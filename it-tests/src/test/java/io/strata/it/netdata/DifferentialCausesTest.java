@@ -106,4 +106,21 @@ class DifferentialCausesTest {
         assertFalse(QueryApiMatchesNetdataIT.alike(diff, q, netdata, other));
         assertFalse(QueryApiMatchesNetdataIT.alike(diff, q.replace("jsonwrap", "seconds"), netdata, strata));
     }
+
+    @Test
+    void aBadgeWindowInThePastStaysThereOnceAligned() {
+        for (int ue : new int[] {1, 2, 5, 10}) {
+            for (long now = 1795795000; now < 1795795130; now++) {
+                Map<String, String> p = QueryApiMatchesNetdataIT.params("badge.svg?chart=x"
+                        + DifferentialEndpoints.pastWindow(now, ue));
+                for (long points : new long[] {1, 3}) {
+                    io.strata.query.data.QueryWindow w = io.strata.query.data.QueryWindow.compute(
+                            Long.parseLong(p.get("after")), Long.parseLong(p.get("before")), points, 0, 0, 0, 0, 0,
+                            ue, now - 1);
+                    assertTrue(w.before() <= now - 10 - 2L * ue, "ue " + ue + " now " + now + " points " + points
+                            + ": the last row ends at " + w.before());
+                }
+            }
+        }
+    }
 }

@@ -102,9 +102,8 @@ final class DifferentialEndpoints {
         queries.add("badge.svg?label=no+chart");
         for (DataQueryGenerator.Chart c : sample) {
             String chart = "badge.svg?chart=" + DataQueryGenerator.enc(c.id());
-            long settled = System.currentTimeMillis() / 1000 - 10 - 2L * c.updateEvery();
             // windows fixed in the past: both parents hold the same points there
-            String past = "&after=" + (settled - 60) + "&before=" + settled;
+            String past = pastWindow(System.currentTimeMillis() / 1000, c.updateEvery());
             String dim = c.dimIds().isEmpty() ? "" : "&dimension=" + DataQueryGenerator.enc(
                     c.dimIds().get(random.nextInt(c.dimIds().size())));
             queries.add(chart + past);
@@ -146,6 +145,19 @@ final class DifferentialEndpoints {
             }
         }
         return n;
+    }
+
+    /**
+     * A badge window of 60 s whose rows both parents hold whole: Netdata aligns a window's end up to
+     * a whole row ({@code query_target_calculate_window}: one row of 61 s for a badge's default
+     * {@code points=1}), so a window ending 10 s and two intervals back could still read up to
+     * the newest second, which the Strata parent gets after the Netdata parent (a badge of
+     * {@code netdata.workers_cpu_streamsnd} read 0.033 % there and 0.0336 % here). Its end is moved
+     * back by a row more.
+     */
+    static String pastWindow(long now, int updateEvery) {
+        long end = now - 10 - 2L * updateEvery - 61;
+        return "&after=" + (end - 60) + "&before=" + end;
     }
 
     /**

@@ -412,6 +412,8 @@ class QueryApiMatchesNetdataIT {
 
     /** Per chart id: {first_entry on the Netdata parent, on the Strata parent}. */
     private Map<String, long[]> firstEntries = Map.of();
+    /** Servers named for prometheus answers asked again (each a first scrape). */
+    private int prometheusAgain;
     /** Per chart id: {first_entry, update_every} on the Netdata parent when the Strata parent connected. */
     private Map<String, long[]> firstAtConnect = Map.of();
     /**
@@ -828,10 +830,13 @@ class QueryApiMatchesNetdataIT {
                 AnswerDiff.Answer b = get(st + q);
                 // help=yes names the window each parent read: from its previous scrape of this server
                 // to the second it answered; asked across a wall-clock second, the two windows differ,
-                // so both are asked again (each ask moves its previous scrape) until they name the same
-                for (int again = 0; again < 3 && !prometheusWindow(a.body()).equals(prometheusWindow(b.body())); again++) {
-                    a = get(nd + q);
-                    b = get(st + q);
+                // and so would every later pair of the same server (their previous scrapes a second
+                // apart): each ask again is a server of its own, whose first scrape reads the ten
+                // seconds before now on both parents
+                for (int again = 0; again < 5 && !prometheusWindow(a.body()).equals(prometheusWindow(b.body())); again++) {
+                    String fresh = q + "&server=again" + (++prometheusAgain);
+                    a = get(nd + fresh);
+                    b = get(st + fresh);
                 }
                 n++;
                 List<String> ka = metricKeys(f, a.body());
