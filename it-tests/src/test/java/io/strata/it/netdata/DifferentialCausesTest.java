@@ -108,19 +108,17 @@ class DifferentialCausesTest {
     }
 
     @Test
-    void aBadgeWindowInThePastStaysThereOnceAligned() {
-        for (int ue : new int[] {1, 2, 5, 10}) {
-            for (long now = 1795795000; now < 1795795130; now++) {
-                Map<String, String> p = QueryApiMatchesNetdataIT.params("badge.svg?chart=x"
-                        + DifferentialEndpoints.pastWindow(now, ue));
-                for (long points : new long[] {1, 3}) {
-                    io.strata.query.data.QueryWindow w = io.strata.query.data.QueryWindow.compute(
-                            Long.parseLong(p.get("after")), Long.parseLong(p.get("before")), points, 0, 0, 0, 0, 0,
-                            ue, now - 1);
-                    assertTrue(w.before() <= now - 10 - 2L * ue, "ue " + ue + " now " + now + " points " + points
-                            + ": the last row ends at " + w.before());
-                }
-            }
-        }
+    void aBadgeRowAlignedPastItsWindowIsToldApart() {
+        // one row of 61 s: ...305 is rounded up to ...332 (a multiple of 61), past the window
+        assertTrue(DifferentialEndpoints.rowEndsAfterWindow("badge.svg?chart=x&after=1795795245&before=1795795305"));
+        // a window ending on a multiple of 61 stays where it is; three rows of 20 s on a multiple of 20 too
+        assertFalse(DifferentialEndpoints.rowEndsAfterWindow("badge.svg?chart=x&after=1795795227&before=1795795287"));
+        assertFalse(DifferentialEndpoints.rowEndsAfterWindow("badge.svg?chart=x&after=1795795260&before=1795795320"
+                + "&points=3&options=abs%7Cflip"));
+        assertTrue(DifferentialEndpoints.rowEndsAfterWindow("badge.svg?chart=x&after=1795795245&before=1795795305"
+                + "&points=3"));
+        // unaligned: the window as asked
+        assertFalse(DifferentialEndpoints.rowEndsAfterWindow("badge.svg?chart=x&after=1795795245&before=1795795305"
+                + "&options=unaligned"));
     }
 }

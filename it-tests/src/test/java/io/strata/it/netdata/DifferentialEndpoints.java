@@ -2,9 +2,12 @@ package io.strata.it.netdata;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.strata.query.data.DataOptions;
+import io.strata.query.data.QueryWindow;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -132,7 +135,9 @@ final class DifferentialEndpoints {
                 a = badge(nd + host + q);
                 b = badge(st + host + q);
                 d = a.equals(b) ? null : new AnswerDiff.Difference("badge", firstDifference(a, b));
-                if (d == null || q.contains("&after=")) {
+                // a window in the past is asked again only when its row, aligned, reaches the newest
+                // seconds (which the Strata parent gets after the Netdata parent)
+                if (d == null || (q.contains("&after=") && !rowEndsAfterWindow(q))) {
                     break;
                 }
             }
@@ -147,17 +152,37 @@ final class DifferentialEndpoints {
         return n;
     }
 
-    /**
-     * A badge window of 60 s whose rows both parents hold whole: Netdata aligns a window's end up to
-     * a whole row ({@code query_target_calculate_window}: one row of 61 s for a badge's default
-     * {@code points=1}), so a window ending 10 s and two intervals back could still read up to
-     * the newest second, which the Strata parent gets after the Netdata parent (a badge of
-     * {@code netdata.workers_cpu_streamsnd} read 0.033 % there and 0.0336 % here). Its end is moved
-     * back by a row more.
-     */
+    /** A badge window of 60 s ending 10 s and two intervals back. */
     static String pastWindow(long now, int updateEvery) {
-        long end = now - 10 - 2L * updateEvery - 61;
+        long end = now - 10 - 2L * updateEvery;
         return "&after=" + (end - 60) + "&before=" + end;
+    }
+
+    /**
+     * True when Netdata's window arithmetic ({@code query_target_calculate_window}) aligns the end
+     * of the badge's row past the {@code before} asked: a row of 61 s for the default
+     * {@code points=1}, rounded up to a whole row, reaches up to a minute further, into the newest
+     * seconds, which the Strata parent gets after the Netdata parent (a badge of
+     * {@code netdata.workers_cpu_streamsnd} read 0.033 % there and 0.0336 % here). Moving the window
+     * back a row instead made every such badge read tier 1, whose points the two parents aggregate
+     * differently: such badges are asked again, as those of the default window.
+     */
+    static boolean rowEndsAfterWindow(String badgeQuery) {
+        Map<String, String> p = new LinkedHashMap<>();
+        for (String kv : badgeQuery.substring(badgeQuery.indexOf('?') + 1).split("&")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) {
+                p.put(kv.substring(0, eq), URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        if (!p.containsKey("after") || !p.containsKey("before")) {
+            return true;
+        }
+        long before = Long.parseLong(p.get("before"));
+        QueryWindow w = QueryWindow.compute(Long.parseLong(p.get("after")), before,
+                Long.parseLong(p.getOrDefault("points", "1")), DataOptions.parse(p.get("options")), 0, 0, 0, 0, 1,
+                before + 3600);
+        return w.before() > before;
     }
 
     /**

@@ -153,4 +153,28 @@ class TimeGroupingTest {
         ses.add(40);
         assertEquals(40, ses.flush(), 1e-12);
     }
+
+    /**
+     * 1.37.1's trimmed median at a higher tier: each tier point gives its average (sum / count,
+     * {@code TIER_QUERY_FETCH_AVERAGE}), and the trimming keeps the values within N % of the
+     * sorted series' range from its ends ({@code grouping_flush_median}): an outlier moves the
+     * bounds, so [1, 2, 3, 4, 100] trimmed by 10 % keeps only 100.
+     */
+    @Test
+    void trimmedMedianOfTierPointsTakesTheirAveragesAndTrimsByRange() {
+        TimeGrouping g = GroupingMethod.parse("trimmed-median10").create(null, 5, 1, 0);
+        g.reset();
+        g.addAggregate(60, 0, 5, 60);
+        g.addAggregate(120, 1, 3, 60);
+        g.addAggregate(180, 2, 9, 60);
+        g.addAggregate(240, 0, 8, 60);
+        g.addAggregate(6000, 50, 150, 60);
+        assertEquals(100, g.flush(), 0);
+        // without the outlier: bounds 1.3 and 3.7 keep 2 and 3, whose median is their mean
+        g.addAggregate(60, 0, 5, 60);
+        g.addAggregate(120, 1, 3, 60);
+        g.addAggregate(180, 2, 9, 60);
+        g.addAggregate(240, 0, 8, 60);
+        assertEquals(2.5, g.flush(), 0);
+    }
 }
