@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -94,7 +95,7 @@ class DifferentialCausesTest {
 
     @Test
     void aJsonwrapTsvTwinDifferingOnlyInRawTabsIsAlike() {
-        AnswerDiff diff = new AnswerDiff(java.util.Set.of());
+        AnswerDiff diff = new AnswerDiff(Set.of());
         String q = "data?chart=cpu.cpu1_softirqs&points=0&options=absolute+match-ids%7Cjsonwrap&format=tsv&tier=0";
         AnswerDiff.Answer netdata = new AnswerDiff.Answer(200, "application/json",
                 "{\"result\": \"time\tTIMER\\n2026-11-27 16:08:00\t18.4322144\\n\"}");
