@@ -9,6 +9,8 @@ import io.strata.engine.page.StorageNumber;
 import io.strata.engine.tier.TierStore;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +20,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import io.strata.engine.datafile.DataFile;
+import io.strata.engine.log.RepeatedFailureLog;
+import io.strata.engine.time.Clocks;
 
 /**
  * Reads the points of one metric in one tier, in time order, from every place they can be: pages
@@ -28,6 +32,9 @@ import io.strata.engine.datafile.DataFile;
 final class TierReader {
 
     private static final Logger log = LoggerFactory.getLogger(TierReader.class);
+
+    /** At most one line a minute about a datafile whose extents the disk fails to read, then a count. */
+    private static final long READ_FAILURE_SUMMARY_MILLIS = 60_000;
 
     /**
      * Receives tier points; a tier-0 point is an aggregate of one value (count 1), a gap has count
@@ -70,6 +77,8 @@ final class TierReader {
     private final PageCache cache;
     private final LongAdder readErrors;
     private final LongAdder dirtyPagesRead = new LongAdder();
+    private final RepeatedFailureLog readFailures = new RepeatedFailureLog(RepeatedFailureLog.forWarn(log),
+            READ_FAILURE_SUMMARY_MILLIS, Clocks.wallMillisSupplier());
 
     private static final class Scratch {
         final List<TierStore.PageRef> refs = new ArrayList<>();
@@ -308,7 +317,8 @@ final class TierReader {
      * The decoded points of a page on disk, in the scratch space, copied from the page cache or
      * else decoded from its whole extent; every other page of that extent wanted by this query is
      * decoded into the cache too, so that an extent is read once. Null when the extent or page is
-     * damaged (counted, logged).
+     * damaged or the disk fails the extent's read (counted, logged); an interrupted read or a closed
+     * datafile is thrown.
      */
     private int[] diskPage(TierStore.PageRef r, Scratch sc, List<TierStore.PageRef> refs, long[] keys, int k,
                            int total) throws IOException {
@@ -322,7 +332,23 @@ final class TierReader {
         if (cache.copyPage(r.file(), r.extentOffset(), r.slot(), sc.disk) >= 0) {
             return sc.disk;
         }
-        PageCache.Extent ext = cache.acquireExtent(r.file(), r.extentOffset(), r.extentLength());
+        PageCache.Extent ext;
+        try {
+            ext = cache.acquireExtent(r.file(), r.extentOffset(), r.extentLength());
+        } catch (ClosedChannelException | InterruptedIOException e) {
+            // the reader was interrupted or the engine closed: the query stops, the disk is fine
+            throw e;
+        } catch (IOException e) {
+            // The disk failed this extent's read (EIO): its pages are skipped as a damaged extent's
+            // are, and the query goes on with the next page, as 1.37.1 fills the pages of an extent
+            // it cannot read with empty slots and goes on. A failure thrown out of here ended the
+            // whole read: a replication answer lost every point after the page in its window, and a
+            // query of /api/v1/data its whole window.
+            readErrors.increment();
+            readFailures.failed(r.file().path().toString(), "query skipped an extent the disk could not read: "
+                    + r.file().path() + " @" + r.extentOffset() + " (" + r.extentLength() + " bytes): " + e);
+            return null;
+        }
         try {
             return decodeWanted(r, ext, sc, refs, keys, k, total);
         } finally {

@@ -18,7 +18,13 @@ import org.slf4j.Logger;
  * namespace gets a blackhole route before anything else (no packet of the run can leave the
  * machine). The runner reaches the nodes through one more port of the switch whose other end is in
  * the root namespace (the /24's first address): the only route into the lab, more specific than the
- * blackhole. Namespace and interface names start with {@code chaos}.
+ * blackhole. Namespace and interface names start with {@code chaos} and three random characters.
+ *
+ * <p>Several runs on one machine (engineers sharing it) each take names and a subnet of their own
+ * with the test-only system properties {@code strata.chaos.netnsPrefix} (e.g. {@code rf}: names
+ * {@code rfsw}, {@code rfp1}, ...) and {@code strata.chaos.subnet} (a /24, e.g. {@code 10.233.0.0/24}):
+ * the blackhole route is then for that /24, and the lab is its lower /25 (more specific than the
+ * blackhole, as the default /24 is more specific than the default /16).
  *
  * <p>Partitions: a node's switch port taken down (a silent partition from everyone, the runner
  * included), or iptables DROP rules inside the node's own namespace against chosen addresses (a
@@ -29,13 +35,19 @@ final class ChaosNetwork implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChaosNetwork.class);
 
     static final String SUBNET = "10.231.0.0/16";
+    static final String PREFIX_PROPERTY = "strata.chaos.netnsPrefix";
+    static final String SUBNET_PROPERTY = "strata.chaos.subnet";
     /** The port every node uses inside its namespace. */
     static final int NAMESPACE_PORT = 19999;
 
     private final boolean namespaces;
     private final String why;
     private final String prefix;
-    private final int subnet;
+    /** The route that keeps every packet of the run on this machine. */
+    private final String blackhole;
+    /** The lab's first three octets with a trailing dot, and its mask length. */
+    private final String lab;
+    private final int labMask;
     private final String sw;
     private final List<String> created = new ArrayList<>();
     private boolean addedBlackhole;
@@ -45,15 +57,30 @@ final class ChaosNetwork implements AutoCloseable {
         this.namespaces = namespaces;
         this.why = why;
         SplittableRandom r = new SplittableRandom();
-        this.subnet = 1 + r.nextInt(250);
-        this.prefix = "chaos" + Integer.toString(36 * 36 + r.nextInt(36 * 36 * 35), 36);
+        String givenPrefix = System.getProperty(PREFIX_PROPERTY);
+        this.prefix = givenPrefix != null ? givenPrefix
+                : "chaos" + Integer.toString(36 * 36 + r.nextInt(36 * 36 * 35), 36);
+        String givenSubnet = System.getProperty(SUBNET_PROPERTY);
+        if (givenSubnet != null) {
+            if (!givenSubnet.matches("(\\d{1,3}\\.){3}0/24")) {
+                throw new IllegalArgumentException(SUBNET_PROPERTY + " must be a /24 such as 10.233.0.0/24, got "
+                        + givenSubnet);
+            }
+            this.blackhole = givenSubnet;
+            this.lab = givenSubnet.substring(0, givenSubnet.length() - "0/24".length());
+            this.labMask = 25;
+        } else {
+            this.blackhole = SUBNET;
+            this.lab = "10.231." + (1 + r.nextInt(250)) + ".";
+            this.labMask = 24;
+        }
         this.sw = prefix + "sw";
         if (!namespaces) {
             return;
         }
         try {
-            if (!Cmd.run("ip", "route", "show", SUBNET).contains("blackhole")) {
-                Cmd.run("ip", "route", "add", "blackhole", SUBNET);
+            if (!Cmd.run("ip", "route", "show", blackhole).contains("blackhole")) {
+                Cmd.run("ip", "route", "add", "blackhole", blackhole);
                 addedBlackhole = true;
             }
             Cmd.run("ip", "netns", "add", sw);
@@ -65,7 +92,7 @@ final class ChaosNetwork implements AutoCloseable {
             Cmd.run("ip", "link", "add", prefix + "g", "type", "veth", "peer", "name", prefix + "gb");
             Cmd.run("ip", "link", "set", prefix + "gb", "netns", sw);
             Cmd.run("ip", "-n", sw, "link", "set", prefix + "gb", "master", "br0", "up");
-            Cmd.run("ip", "addr", "add", "10.231." + subnet + ".1/24", "dev", prefix + "g");
+            Cmd.run("ip", "addr", "add", lab + "1/" + labMask, "dev", prefix + "g");
             Cmd.run("ip", "link", "set", prefix + "g", "up");
         } catch (IOException e) {
             close();
@@ -89,7 +116,7 @@ final class ChaosNetwork implements AutoCloseable {
                 return tool + " is not installed (apt-get install -y iproute2 iptables)";
             }
         }
-        String probe = "chaosprobe" + ProcessHandle.current().pid() % 10000;
+        String probe = System.getProperty(PREFIX_PROPERTY, "chaos") + "probe" + ProcessHandle.current().pid() % 10000;
         try {
             Cmd.run("ip", "netns", "add", probe);
             try {
@@ -101,6 +128,11 @@ final class ChaosNetwork implements AutoCloseable {
             return "cannot create a network namespace with iptables in it: " + e.getMessage();
         }
         return null;
+    }
+
+    /** The route that keeps the run's packets on this machine (for the report). */
+    String blackhole() {
+        return blackhole;
     }
 
     boolean namespaces() {
@@ -127,8 +159,8 @@ final class ChaosNetwork implements AutoCloseable {
         Cmd.run("ip", "link", "set", ns + "e", "netns", ns);
         Cmd.run("ip", "link", "set", ns + "b", "netns", sw);
         Cmd.run("ip", "-n", sw, "link", "set", ns + "b", "master", "br0", "up");
-        String address = "10.231." + subnet + "." + h;
-        Cmd.run("ip", "-n", ns, "addr", "add", address + "/24", "dev", ns + "e");
+        String address = lab + h;
+        Cmd.run("ip", "-n", ns, "addr", "add", address + "/" + labMask, "dev", ns + "e");
         Cmd.run("ip", "-n", ns, "link", "set", ns + "e", "up");
         Cmd.run("ip", "-n", ns, "link", "set", "lo", "up");
         return new String[]{ns, address, String.valueOf(NAMESPACE_PORT)};
@@ -180,7 +212,7 @@ final class ChaosNetwork implements AutoCloseable {
         if (addedBlackhole) {
             addedBlackhole = false;
             try {
-                Cmd.run("ip", "route", "del", "blackhole", SUBNET);
+                Cmd.run("ip", "route", "del", "blackhole", blackhole);
             } catch (IOException e) {
                 LOG.warn("{}", e.getMessage());
             }

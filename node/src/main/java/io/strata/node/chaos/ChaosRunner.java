@@ -80,7 +80,7 @@ public final class ChaosRunner {
                              Path base)
             throws IOException, InterruptedException {
         ChaosReport report = new ChaosReport(o, base);
-        report.partitions = net.partitionsUnavailable() == null ? "network namespaces (10.231.0.0/16)"
+        report.partitions = net.partitionsUnavailable() == null ? "network namespaces (" + net.blackhole() + ")"
                 : "skipped: " + net.partitionsUnavailable();
         report.disks = disks.unavailable() == null ? "tmpfs of " + ParentDisks.SIZE + " per parent"
                 : "full disks skipped: " + disks.unavailable();

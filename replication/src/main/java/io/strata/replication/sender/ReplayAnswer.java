@@ -66,7 +66,11 @@ public final class ReplayAnswer {
      * answer still ends with {@code REND}, and starts streaming when it would have. A 1.37.1 parent
      * waits for the answer to every {@code REPLAY_CHART} and takes no live data of the chart
      * before it, so an answer left out stopped the chart on the parent for the whole connection.
-     * The failure is logged at WARN, once a minute at most for a host.
+     * The failure is logged at WARN, once a minute at most for a host. A page the engine cannot
+     * read (the disk fails its extent's read, or its checksum) costs the answer that page's slots
+     * only: the engine skips it, counts and logs it, and goes on with the next page, so every
+     * readable point of the range is sent; a read the engine gives up (a closed engine, an
+     * interrupted reader) leaves the rest of that read's window out.
      *
      * @return whether the child resumes BEGIN/SET/END for the chart ({@code REND ... true})
      * @throws IOException never for the engine's reads (see above); nothing is left in {@code out} on a failure

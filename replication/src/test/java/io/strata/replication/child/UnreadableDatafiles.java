@@ -10,13 +10,21 @@ import io.strata.engine.io.ForwardingFileIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A disk whose datafiles cannot be read (EIO) once {@link #fail} was called; every other call works. */
+/**
+ * A disk whose datafiles cannot be read (EIO) once {@link #fail} was called, or only at one position
+ * (one extent) once {@link #failAt} was; every other call works. It records the positions read.
+ */
 public final class UnreadableDatafiles extends ForwardingFileIo {
     private final AtomicBoolean failing = new AtomicBoolean();
     private final AtomicInteger failedReads = new AtomicInteger();
+    private final ConcurrentSkipListSet<Long> positionsRead = new ConcurrentSkipListSet<>();
+    private volatile long failingPosition = -1;
 
     public UnreadableDatafiles() {
         super(FileChannelIo.INSTANCE);
@@ -25,6 +33,16 @@ public final class UnreadableDatafiles extends ForwardingFileIo {
     /** From now on every read of a datafile fails. */
     public void fail() {
         failing.set(true);
+    }
+
+    /** From now on the reads of a datafile at {@code position} (an extent's offset) fail. */
+    public void failAt(long position) {
+        failingPosition = position;
+    }
+
+    /** The positions of the datafile reads that succeeded so far, in order of position. */
+    public List<Long> positionsRead() {
+        return new ArrayList<>(positionsRead);
     }
 
     /** The reads that failed so far. */
@@ -41,10 +59,11 @@ public final class UnreadableDatafiles extends ForwardingFileIo {
         return new ForwardingFileHandle(h) {
             @Override
             public int read(ByteBuffer dst, long position) throws IOException {
-                if (failing.get()) {
+                if (failing.get() || position == failingPosition) {
                     failedReads.incrementAndGet();
                     throw new IOException(path + ": Input/output error (injected)");
                 }
+                positionsRead.add(position);
                 return delegate.read(dst, position);
             }
         };
