@@ -83,8 +83,10 @@ import java.util.Arrays;
  * <p>The encoder makes its choices exactly as the format's informative encoder (docs/format/page.md)
  * describes, so that the bytes do not change (PageCodecTier0GoldenTest), but computes them more
  * cheaply: the present points and their values are gathered once, exact divisions are
- * multiplications by a modular inverse, models that cannot win are not costed, and the body's
- * range-coded decisions are listed first and then coded in one loop with the coder's state in locals.
+ * multiplications by a modular inverse, models that cannot win are not costed (POINT, costed last,
+ * is abandoned once its partial cost shows that it has lost), and the body's range-coded decisions
+ * are listed first (a top's tree from a table) and then coded in one loop with the coder's state in
+ * locals.
  */
 public final class PageCodecTier0 {
 
