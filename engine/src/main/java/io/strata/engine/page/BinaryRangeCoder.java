@@ -136,17 +136,22 @@ class BinaryRangeCoder {
             int d = decisions[i];
             int p = d >>> 1;
             int prob = pr[p];
-            int bound = (r >>> PROB_BITS) * prob;
+            int q = r >>> PROB_BITS;
+            int bound = q * prob;
             // No branch on the bit, which is as unpredictable as the data (measured: a branch costs
             // more in mispredictions than these few operations). With mask = -bit: a 1 adds bound
             // to low; the probability moves by (4096 - prob) >> move after a 0 and by
-            // -(prob >> move) = (2^move - 1 - prob) >> move (arithmetic shift) after a 1; the new
-            // range is a select, which the JIT makes a conditional move.
+            // -(prob >> move) = (2^move - 1 - prob) >> move (arithmetic shift) after a 1. The new
+            // range, bound after a 0 and r - bound = q * (4096 - prob) + (r & 4095) after a 1, is
+            // q * f + (r & 4095 & mask) with f chosen from prob off the range's dependency chain:
+            // a shift, a multiplication and an addition a decision, where a select of bound or
+            // r - bound adds a subtraction and the select.
             int b = d & 1;
             int mask = -b;
+            int f = prob ^ ((prob ^ ((1 << PROB_BITS) - prob)) & mask);
             lo += bound & mask & 0xffffffffL;
             pr[p] = prob + ((((b - 1) & (1 << PROB_BITS)) + (mask & moveMask) - prob) >> move);
-            r = b == 0 ? bound : r - bound;
+            r = q * f + (r & ((1 << PROB_BITS) - 1) & mask);
             while ((r & 0xff000000) == 0) {
                 r <<= 8;
                 if (lo < 0xff000000L || lo > 0xffffffffL) {

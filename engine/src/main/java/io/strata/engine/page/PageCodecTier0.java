@@ -83,8 +83,10 @@ import java.util.Arrays;
  * <p>The encoder makes its choices exactly as the format's informative encoder (docs/format/page.md)
  * describes, so that the bytes do not change (PageCodecTier0GoldenTest), but computes them more
  * cheaply: the present points and their values are gathered once, exact divisions are
- * multiplications by a modular inverse, models that cannot win are not costed, and the body's
- * range-coded decisions are listed first and then coded in one loop with the coder's state in locals.
+ * multiplications by a modular inverse, models that cannot win are not costed (POINT, costed last,
+ * is abandoned once its partial cost shows that it has lost), and the body's range-coded decisions
+ * are listed first (a top's tree from a table) and then coded in one loop with the coder's state in
+ * locals.
  */
 public final class PageCodecTier0 {
 
@@ -315,6 +317,8 @@ public final class PageCodecTier0 {
         private static final int P_TOP_LIT = P_TOP_SAME + 5; // 256
         private static final int N_PROBS = P_TOP_LIT + 256;
         private static final int MOVE_BITS = 3;
+        /** Points POINT's costing sums between checks of whether it has already lost. */
+        private static final int POINT_BLOCK = 64;
 
         Coder() {
             super(N_PROBS, MOVE_BITS, false);
@@ -363,14 +367,29 @@ public final class PageCodecTier0 {
             }
         }
 
-        /** Lists the decisions that code a point's top after symbol {@code sym}; returns the new end. */
+        /** The 8 decisions of the top tree coding each value of {@code top ^ prevTop}, at {@code TOP_TREE[x << 3]}. */
+        private static final char[] TOP_TREE = new char[256 * 8];
+
+        static {
+            for (int x = 0; x < 256; x++) {
+                listTree(TOP_TREE, x << 3, P_TOP_LIT, x, 8);
+            }
+        }
+
+        /**
+         * Lists the decisions that code a point's top after symbol {@code sym}; returns the new end.
+         * Without a branch on whether the top changed (as unpredictable as the data when the
+         * exponent moves, as in Netdata's stress test): the tree's 8 decisions are always written
+         * after the first one, and kept only when the top differs. {@code d} must have room for 9.
+         */
         static int listTop(char[] d, int n, int top, int prevTop, int sym) {
             if (top == prevTop) {
                 d[n] = TOP_SAME[sym];
                 return n + 1;
             }
             d[n] = (char) (TOP_SAME[sym] | 1);
-            return listTree(d, n + 1, P_TOP_LIT, top ^ prevTop, 8);
+            System.arraycopy(TOP_TREE, (top ^ prevTop) << 3, d, n + 1, 8);
+            return n + 9;
         }
 
         /** Lists the low {@code levels} bits of {@code value}, high bit first, in the tree at {@code base}. */
@@ -567,7 +586,7 @@ public final class PageCodecTier0 {
                 int gShift = 0;
                 long gLow = 0;
                 long gInv = 1;
-                long gMax = -1L;
+                long gMaxBiased = Long.MAX_VALUE; // (2^64 - 1) / gOdd + Long.MIN_VALUE: an unsigned bound as a signed one
                 long vp = v0;
                 long lsum = 0;
                 for (int j = 0; j < k; j++) {
@@ -580,13 +599,13 @@ public final class PageCodecTier0 {
                         if (d < 0) {
                             d = -d;
                         }
-                        if (g == 0 || (d & gLow) != 0 || Long.compareUnsigned((d >>> gShift) * gInv, gMax) > 0) {
+                        if (g == 0 || (d & gLow) != 0 || ((d >>> gShift) * gInv) + Long.MIN_VALUE > gMaxBiased) {
                             g = gcd(d, g);
                             gShift = Long.numberOfTrailingZeros(g);
                             gLow = (1L << gShift) - 1;
                             long odd = g >>> gShift;
                             gInv = inverse(odd);
-                            gMax = Long.divideUnsigned(-1L, odd);
+                            gMaxBiased = Long.divideUnsigned(-1L, odd) + Long.MIN_VALUE;
                         }
                     }
                     vmin = Math.min(vmin, v);
@@ -659,28 +678,6 @@ public final class PageCodecTier0 {
             long c6 = 0;
             long excCost = 0;
             int exceptions = 0;
-            // POINT. With one exponent on the page, POINT's residual is V - Vprev and "previous" on
-            // the gcd's W is (V - Vprev) / step, never longer: POINT cannot win (ties go to
-            // "previous"), so it is not costed.
-            if (!fixedOk || emin != emax) {
-                long[] us = pointU;
-                long xp = sx(first);
-                int ep = EXP10_OF_TOP[first >>> 24];
-                for (int j = 1; j < k; j++) {
-                    int sn = p[j];
-                    int e = EXP10_OF_TOP[sn >>> 24];
-                    long x = sx(sn);
-                    long u = zigzag(x - rescale(xp, ep - e));
-                    us[j] = u;
-                    if (!(anchor && sn == anchorSn && sn != p[j - 1])) {
-                        c0 += bitLength(u);
-                    }
-                    xp = x;
-                    ep = e;
-                }
-            } else {
-                c0 = Long.MAX_VALUE;
-            }
             // FIXED gcd: W = (V - V0) / step, an exact division, done as a multiplication (below)
             int stepShift = Long.numberOfTrailingZeros(step);
             long stepInv = inverse(step >>> stepShift);
@@ -731,6 +728,48 @@ public final class PageCodecTier0 {
                     wq2 = wq1;
                     wq1 = wq;
                 }
+            }
+
+            // POINT, costed last: it wins only if its cost c0 is below every FIXED candidate's
+            // (c0 < c2, c0 <= each other one, as the choice below resolves ties), so once its partial
+            // sum (which only grows) reaches that limit it has lost and the rest is not costed. On a
+            // page with several exponents that FIXED codes well (Netdata's stress test), that is
+            // most of the page. With one exponent on the page, POINT's residual is V - Vprev and
+            // "previous" on the gcd's W is (V - Vprev) / step, never longer: POINT cannot win (ties
+            // go to "previous"), so it is not costed at all.
+            if (!fixedOk || emin != emax) {
+                long pointLimit = Long.MAX_VALUE;
+                if (fixedOk) {
+                    pointLimit = Math.min(c2, Math.min(c1 + 17, c3 + 1));
+                    if (quantum != 0) {
+                        long qBase = excCost + 17;
+                        pointLimit = Math.min(pointLimit, Math.min(c5 + qBase, Math.min(c4 + qBase + 16, c6 + qBase)));
+                    }
+                }
+                long[] us = pointU;
+                long xp = sx(first);
+                int ep = EXP10_OF_TOP[first >>> 24];
+                for (int j0 = 1; j0 < k; j0 += POINT_BLOCK) {
+                    int jEnd = Math.min(k, j0 + POINT_BLOCK);
+                    for (int j = j0; j < jEnd; j++) {
+                        int sn = p[j];
+                        int e = EXP10_OF_TOP[sn >>> 24];
+                        long x = sx(sn);
+                        long u = zigzag(x - rescale(xp, ep - e));
+                        us[j] = u;
+                        if (!(anchor && sn == anchorSn && sn != p[j - 1])) {
+                            c0 += bitLength(u);
+                        }
+                        xp = x;
+                        ep = e;
+                    }
+                    if (c0 >= pointLimit) {
+                        c0 = Long.MAX_VALUE; // lost: its residuals are not complete, and not needed
+                        break;
+                    }
+                }
+            } else {
+                c0 = Long.MAX_VALUE;
             }
 
             int best = 0;

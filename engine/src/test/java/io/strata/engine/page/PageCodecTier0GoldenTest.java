@@ -293,7 +293,7 @@ class PageCodecTier0GoldenTest {
         for (int t = 0; t < 3000; t++) {
             int n = r.nextInt(8) == 0 ? r.nextInt(1, 64) : 1024;
             int[] p = new int[n];
-            long mul = r.nextInt(4) == 0 ? r.nextInt(1, 2048) : r.nextInt(2, 66);
+            long mul = r.nextInt(4) == 0 ? r.nextInt(1, 2048) : r.nextInt(2, 132); // c + d + 2 of charts 0-1 x 128 dimensions
             long t0 = r.nextLong(0, 2_000_000_000L);
             double scale = r.nextInt(3) == 0 ? Math.pow(10, r.nextInt(-3, 4)) : 1;
             double gapRate = r.nextInt(4) == 0 ? r.nextDouble(0.2) : 0;
