@@ -29,9 +29,10 @@ import java.util.concurrent.atomic.LongAdder;
  * covers a filled slot is recomputed from tier {@code t-1} as the readers now see it, and written
  * as a replacement page: a window that aggregated more points has the larger count and wins over
  * the point written before; a window whose count did not grow keeps its old point (equal counts:
- * the earlier page). Only windows already written (at or before the tier's last time) are
- * rebuilt at once: a window still open when the past run arrives is aggregated live from the hot
- * page only, so it is queued and rebuilt once it is written ({@link #drainPending}, called by
+ * the earlier page). Windows before the tier's open window are final (written, or skipped for
+ * good when the live data jumped) and rebuilt at once; the open window, and those after it that
+ * the late aggregation has not reached, are aggregated live from the hot pages, which lack the
+ * run: they are queued and rebuilt once the tier has moved past them ({@link #drainPending}, called by
  * past stores, at most once a second, and by {@link StorageEngine#flush}); after a restart, backfill recomputes the
  * windows past each tier's last point from tier 0, which holds the past page. A crash before a
  * queued window was rebuilt leaves that window as it was aggregated live (the tier-0 points are
@@ -48,6 +49,8 @@ final class PastWriter {
     private final EngineConfig cfg;
     private final TierReader reader;
     private final Flusher flusher;
+    /** The live tiers 1..N-1 (index 0 unused), for their open windows. */
+    private final HotAggregateTable[] hotN;
     private final LongAdder pointsSealed;
     private final LongAdder pointsStored = new LongAdder();
     private final LongAdder pointsHeld = new LongAdder();
@@ -69,7 +72,9 @@ final class PastWriter {
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
-    PastWriter(MetricRegistry registry, EngineConfig cfg, TierReader reader, Flusher flusher, LongAdder pointsSealed) {
+    PastWriter(MetricRegistry registry, EngineConfig cfg, TierReader reader, Flusher flusher, HotAggregateTable[] hotN,
+               LongAdder pointsSealed) {
+        this.hotN = hotN;
         this.registry = registry;
         this.cfg = cfg;
         this.reader = reader;
@@ -176,8 +181,18 @@ final class PastWriter {
         }
         long e1 = ceilTo(from, step);
         long e2 = ceilTo(to, step);
-        long written = registry.lastTime(metric, tier);
-        long doneTo = written == MetricRegistry.NO_TIME ? e1 - step : Math.min(e2, written - Math.floorMod(written, step));
+        // Final windows are rebuilt now: those before the tier's open window (written, or skipped
+        // for good by a jump of the live data); the open one and those after it will be
+        // aggregated live from the hot pages, which lack the run, so they wait until written.
+        long open = hotN[tier].openWindowEnd(metric);
+        long finalTo;
+        if (open != 0) {
+            finalTo = (open - 1) / step * step;
+        } else {
+            long written = registry.lastTime(metric, tier);
+            finalTo = written == MetricRegistry.NO_TIME ? 0 : written / step * step;
+        }
+        long doneTo = Math.min(e2, finalTo);
         if (e1 <= doneTo) {
             rebuildWindows(metric, ue, tier, step, e1, doneTo);
             rebuild(metric, ue, tier + 1, e1 - step + 1, doneTo);

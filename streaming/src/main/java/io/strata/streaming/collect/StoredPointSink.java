@@ -40,6 +40,27 @@ public interface StoredPointSink {
         }
     }
 
+    /**
+     * Stores a replayed point (an {@code RSET}) as {@link #store} does, and tells whether it was
+     * stored: false when the engine refused it (at or before its metric's newest point), in which
+     * case the collector may offer it again through {@link #storePast}. This default stores and
+     * answers true.
+     */
+    default boolean storeReplayed(int metricId, long pointTimeSeconds, int updateEvery, double value, int flags) {
+        store(metricId, pointTimeSeconds, updateEvery, value, flags);
+        return true;
+    }
+
+    /**
+     * Stores a run of points behind the metric's newest one ({@code StorageEngine.storePast}):
+     * {@code sns[from + i]} (storage numbers, the empty one for a slot the run lacks) at
+     * {@code firstTime + i × updateEvery}; only slots where the metric holds no value are filled.
+     * Returns the values stored. This default stores nothing.
+     */
+    default int storePast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
+        return 0;
+    }
+
     /** The sink that stores into {@code engine}: NaN is a gap. */
     static StoredPointSink into(StorageEngine engine) {
         return new StoredPointSink() {
@@ -50,6 +71,17 @@ public interface StoredPointSink {
                 } else {
                     engine.store(metricId, time, updateEvery, value, flags);
                 }
+            }
+
+            @Override
+            public boolean storeReplayed(int metricId, long time, int updateEvery, double value, int flags) {
+                return Double.isNaN(value) ? engine.storeGap(metricId, time, updateEvery)
+                        : engine.store(metricId, time, updateEvery, value, flags);
+            }
+
+            @Override
+            public int storePast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
+                return PastStores.store(engine, metricId, firstTime, updateEvery, sns, from, count);
             }
 
             /**
