@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.LongAdder;
  * good when the live data jumped) and rebuilt at once; the open window, and those after it that
  * the late aggregation has not reached, are aggregated live from the hot pages, which lack the
  * run: they are queued and rebuilt once the tier has moved past them ({@link #drainPending}, called by
- * past stores, at most once a second, and by {@link StorageEngine#flush}); after a restart, backfill recomputes the
+ * past stores at most once a second, by the past-writer thread while idle, and by {@link StorageEngine#flush}); after a restart, backfill recomputes the
  * windows past each tier's last point from tier 0, which holds the past page. A crash before a
  * queued window was rebuilt leaves that window as it was aggregated live (the tier-0 points are
  * safe).
@@ -84,13 +84,7 @@ final class PastWriter {
 
     /** See {@link StorageEngine#storePast}. */
     int store(int metric, long firstTime, int updateEvery, int[] sns, int from, int count) throws IOException {
-        if (updateEvery <= 0 || firstTime <= 0 || firstTime > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException("metric " + metric + ": update_every " + updateEvery + " and time "
-                    + firstTime + " must be positive, the time below 2^32");
-        }
-        if (count < 0 || from < 0 || from > sns.length - count) {
-            throw new IllegalArgumentException("a run of " + count + " points from " + from + " of " + sns.length);
-        }
+        check(metric, firstTime, updateEvery, sns, from, count);
         long now = cfg.nanoClock().getAsLong();
         if (now - lastDrainNanos >= DRAIN_EVERY_NANOS) {
             // not on every call: a replay of many metrics queues a window each, and draining the
@@ -114,6 +108,17 @@ final class PastWriter {
             stored += storeRun(metric, t0, updateEvery, sns, from + off, len, sc);
         }
         return stored;
+    }
+
+    /** @throws IllegalArgumentException for a run that no page can hold */
+    static void check(int metric, long firstTime, int updateEvery, int[] sns, int from, int count) {
+        if (updateEvery <= 0 || firstTime <= 0 || firstTime > 0xFFFF_FFFFL) {
+            throw new IllegalArgumentException("metric " + metric + ": update_every " + updateEvery + " and time "
+                    + firstTime + " must be positive, the time below 2^32");
+        }
+        if (count < 0 || from < 0 || from > sns.length - count) {
+            throw new IllegalArgumentException("a run of " + count + " points from " + from + " of " + sns.length);
+        }
     }
 
     private int storeRun(int metric, long t0, int ue, int[] sns, int from, int len, Scratch sc) throws IOException {

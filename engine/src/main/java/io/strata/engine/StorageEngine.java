@@ -53,6 +53,7 @@ public final class StorageEngine implements Closeable {
     private final PageCache cache;
     private final TierReader reader;
     private final PastWriter past;
+    private final PastRunQueue pastQueue;
     private final LongAdder queries = new LongAdder();
     private final Thread flusherThread;
     private final ReentrantReadWriteLock memoryLock = new ReentrantReadWriteLock();
@@ -105,6 +106,7 @@ public final class StorageEngine implements Closeable {
         this.cache = new PageCache(cfg.autoCacheBytes(0) * 3 / 4, cfg.autoCacheBytes(0) / 4);
         this.reader = new TierReader(tiers, flusher, hot0, hotN, memoryLock, cache, readErrors);
         this.past = new PastWriter(registry, cfg, reader, flusher, hotN, pointsSealed);
+        this.pastQueue = new PastRunQueue(past, cfg.nanoClock());
         for (int t = 0; t < tiers.length; t++) {
             tiers[t].addDeletionListener(cache::invalidate);
             int tier = t;
@@ -427,6 +429,28 @@ public final class StorageEngine implements Closeable {
         return past.store(metric, firstTime, updateEvery, sns, from, count);
     }
 
+    /**
+     * {@link #storePast} on the engine's past-writer thread, for a caller that must not block on
+     * the disk (a receiver on an event loop): the run is copied and queued. Returns false when the
+     * queue is full (the run is not stored; counted in {@link #pastRunsRefused()}). {@link #flush}
+     * waits for the queued runs.
+     *
+     * @throws IllegalArgumentException as {@link #storePast}
+     */
+    public boolean submitPast(int metric, long firstTime, int updateEvery, int[] sns, int from, int count) {
+        return pastQueue.submit(metric, firstTime, updateEvery, sns, from, count);
+    }
+
+    /** Runs {@link #submitPast} refused since open because runs were waiting already. */
+    public long pastRunsRefused() {
+        return pastQueue.refused();
+    }
+
+    /** Submitted runs whose store failed since open (an I/O error reading their range). */
+    public long pastRunsFailed() {
+        return pastQueue.failed();
+    }
+
     /** Values stored since open by {@link #storePast} (behind their metric's newest point). */
     public long pastPointsStored() {
         return past.pointsStored();
@@ -457,6 +481,14 @@ public final class StorageEngine implements Closeable {
      * meanwhile (shutdown, checkpoints in tests and benchmarks).
      */
     public void flush() throws IOException {
+        try {
+            if (!pastQueue.awaitIdle(flushTimeoutMillis)) {
+                log.warn("flush: runs behind their metrics' newest points still queued after {} ms", flushTimeoutMillis);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for the queued past runs", e);
+        }
         past.drainPending();
         hot0.sealAll();
         for (int t = 1; t < hotN.length; t++) {
@@ -719,6 +751,11 @@ public final class StorageEngine implements Closeable {
             flush();
         } catch (IOException e) {
             first = e;
+        }
+        try {
+            pastQueue.stop(closeJoinMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         flusher.stop();
         try {

@@ -96,6 +96,24 @@ class PastRangeTest {
     }
 
     @Test
+    void aSubmittedRunIsStoredOnThePastWriterThreadAndFlushWaitsForIt(@TempDir Path dir) throws IOException {
+        try (StorageEngine e = StorageEngine.open(EngineConfig.defaults(dir).withTiers(1))) {
+            int m = define(e, 1, 1)[0];
+            storeRange(e, m, T0, T0 + 9);
+            e.flush();
+            storeRange(e, m, T0 + 100, T0 + 109);
+            int[] run = sns(m, T0 + 10, 90);
+            assertTrue(e.submitPast(m, T0 + 10, 1, run, 0, 90));
+            run[0] = 0; // the run was copied
+            e.flush();
+            assertEquals(expected(m, T0, T0 + 109), tier0(e, m, T0, T0 + 109));
+            assertEquals(90, e.pastPointsStored());
+            assertEquals(0, e.pastRunsRefused());
+            assertEquals(0, e.pastRunsFailed());
+        }
+    }
+
+    @Test
     void storedValuesWinStoredGapsAreFilledAndTheRuleHoldsOnDisk(@TempDir Path dir) throws IOException {
         EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1);
         int m;

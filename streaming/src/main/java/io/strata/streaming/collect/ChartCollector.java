@@ -340,9 +340,9 @@ public final class ChartCollector {
         return past.offered();
     }
 
-    /** Of {@link #pastPointsOffered()}, the values the engine stored behind the newest point. */
-    public long pastPointsStored() {
-        return past.stored();
+    /** Runs of {@link #pastPointsOffered()} the engine refused (its queue of past runs was full). */
+    public long pastRunsRefused() {
+        return past.runsRefused();
     }
 
     /** An {@code RBEGIN} without timestamps: selects the chart and disables RSET until the next timed one. */

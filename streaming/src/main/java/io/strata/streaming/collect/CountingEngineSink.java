@@ -53,8 +53,8 @@ public final class CountingEngineSink implements StoredPointSink {
     }
 
     @Override
-    public int storePast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
-        return PastStores.store(engine, metricId, firstTime, updateEvery, sns, from, count);
+    public boolean submitPast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
+        return engine.submitPast(metricId, firstTime, updateEvery, sns, from, count);
     }
 
     /** The slot in one {@link StorageEngine#storeBatch}, as {@link StoredPointSink#into}'s. */

@@ -8,7 +8,7 @@ import java.util.Arrays;
  * The replayed points of a chart's dimensions that the engine refused because they lie behind
  * their metric's newest point (a replication answer for a hole stored past, from a peer or the
  * child): gathered per dimension into runs of consecutive slots and handed to
- * {@link StoredPointSink#storePast} when a run breaks (a slot skipped, another update_every, a
+ * {@link StoredPointSink#submitPast} when a run breaks (a slot skipped, another update_every, a
  * full page of {@link #RUN_POINTS}) and when the answer ends ({@link #flushAll}). The engine stores
  * them where the metric holds no value and rebuilds its higher tiers over them.
  *
@@ -29,7 +29,7 @@ final class PastRunBuffer {
     private int[] metricIds = new int[0];
     private int open;
     private long offered;
-    private long stored;
+    private long runsRefused;
 
     PastRunBuffer(StoredPointSink sink) {
         this.sink = sink;
@@ -87,7 +87,9 @@ final class PastRunBuffer {
         int c = count[index];
         count[index] = 0;
         open--;
-        stored += sink.storePast(metricIds[index], first[index], updateEvery[index], runs[index], 0, c);
+        if (!sink.submitPast(metricIds[index], first[index], updateEvery[index], runs[index], 0, c)) {
+            runsRefused++;
+        }
     }
 
     /** Values refused by the normal store and offered behind their metric's newest point. */
@@ -95,8 +97,8 @@ final class PastRunBuffer {
         return offered;
     }
 
-    /** Of {@link #offered()}, the values the engine stored (the others it held already). */
-    long stored() {
-        return stored;
+    /** Runs the sink refused (the engine's queue of past runs was full): their values are not stored. */
+    long runsRefused() {
+        return runsRefused;
     }
 }

@@ -80,8 +80,8 @@ public final class StoredPointLog implements StoredPointSink {
 
     /** Past runs go to the target only: they are not a collection of the chart (nothing to forward as one). */
     @Override
-    public int storePast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int pointCount) {
-        return target.storePast(metricId, firstTime, updateEvery, sns, from, pointCount);
+    public boolean submitPast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int pointCount) {
+        return target.submitPast(metricId, firstTime, updateEvery, sns, from, pointCount);
     }
 
     /**

@@ -43,7 +43,7 @@ public interface StoredPointSink {
     /**
      * Stores a replayed point (an {@code RSET}) as {@link #store} does, and tells whether it was
      * stored: false when the engine refused it (at or before its metric's newest point), in which
-     * case the collector may offer it again through {@link #storePast}. This default stores and
+     * case the collector may offer it again through {@link #submitPast}. This default stores and
      * answers true.
      */
     default boolean storeReplayed(int metricId, long pointTimeSeconds, int updateEvery, double value, int flags) {
@@ -52,13 +52,14 @@ public interface StoredPointSink {
     }
 
     /**
-     * Stores a run of points behind the metric's newest one ({@code StorageEngine.storePast}):
-     * {@code sns[from + i]} (storage numbers, the empty one for a slot the run lacks) at
-     * {@code firstTime + i × updateEvery}; only slots where the metric holds no value are filled.
-     * Returns the values stored. This default stores nothing.
+     * Hands over a run of points behind the metric's newest one, to be stored where the metric
+     * holds no value ({@code StorageEngine.submitPast}: copied, stored on the engine's past-writer
+     * thread, never on the caller's): {@code sns[from + i]} (storage numbers, the empty one for a
+     * slot the run lacks) at {@code firstTime + i × updateEvery}. Returns false when the run was
+     * refused (the engine's queue is full). This default refuses every run.
      */
-    default int storePast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
-        return 0;
+    default boolean submitPast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
+        return false;
     }
 
     /** The sink that stores into {@code engine}: NaN is a gap. */
@@ -80,8 +81,8 @@ public interface StoredPointSink {
             }
 
             @Override
-            public int storePast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
-                return PastStores.store(engine, metricId, firstTime, updateEvery, sns, from, count);
+            public boolean submitPast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
+                return engine.submitPast(metricId, firstTime, updateEvery, sns, from, count);
             }
 
             /**
