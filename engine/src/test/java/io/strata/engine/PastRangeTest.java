@@ -113,6 +113,41 @@ class PastRangeTest {
         }
     }
 
+    /**
+     * More than a journal v2 block (64 pages) of past pages inside one long page: a lookup of a
+     * range after them still finds the long page (the block starts after the pages before it).
+     */
+    @Test
+    void pastPagesInsideALongPageSpanningJournalV2BlocksAreFoundAfterARestart(@TempDir Path dir)
+            throws IOException {
+        EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1);
+        int m;
+        long a = T0 + 10;
+        try (StorageEngine e = StorageEngine.open(cfg)) {
+            m = define(e, 1, 1)[0];
+            storeRange(e, m, T0, T0);
+            e.flush(); // the first page (of random capacity) is sealed: the next ones hold 1024 points
+            storeRange(e, m, a, a);
+            storeRange(e, m, a + 1023, a + 1023); // a page from a to a+1023, gaps between
+            e.flush();
+            storeRange(e, m, a + 1024, a + 1030);
+            for (int i = 0; i < 100; i++) {
+                long t = a + 1 + 2L * i;
+                assertEquals(1, e.storePast(m, t, 1, sns(m, t, 1), 0, 1), "past page " + i);
+            }
+            e.flush();
+        }
+        try (StorageEngine e = StorageEngine.open(cfg)) {
+            List<String> got = tier0(e, m, a + 1000, a + 1030);
+            assertEquals(31, got.size(), got::toString);
+            assertEquals((a + 1023) + "=" + StorageNumber.unpack(sn(m, a + 1023)), got.get(23));
+            List<String> early = tier0(e, m, a, a + 4);
+            assertEquals(List.of(a + "=" + StorageNumber.unpack(sn(m, a)),
+                    (a + 1) + "=" + StorageNumber.unpack(sn(m, a + 1)), (a + 2) + "=gap",
+                    (a + 3) + "=" + StorageNumber.unpack(sn(m, a + 3)), (a + 4) + "=gap"), early);
+        }
+    }
+
     @Test
     void storedValuesWinStoredGapsAreFilledAndTheRuleHoldsOnDisk(@TempDir Path dir) throws IOException {
         EngineConfig cfg = EngineConfig.defaults(dir).withTiers(1);
