@@ -55,9 +55,20 @@ final class PastRunQueue {
         this.nanoClock = nanoClock;
     }
 
-    /** Queues a copy of the run; false when the queue is full or stopped (the run is not stored). */
+    /**
+     * Queues a copy of the run's points before the metric's newest one; false when the queue is
+     * full or stopped (the run is not stored). The points at or after the newest second are left
+     * out here, on the caller's thread: a replication answer usually repeats the newest second, and
+     * that slot is held (or, a gap, cannot be told from a held one without a read).
+     */
     boolean submit(int metric, long firstTime, int updateEvery, int[] sns, int from, int count) {
         PastWriter.check(metric, firstTime, updateEvery, sns, from, count);
+        long newest = writer.newest(metric);
+        if (count > 0 && firstTime < newest) {
+            count = (int) Math.min(count, (newest - 1 - firstTime) / updateEvery + 1);
+        } else {
+            count = 0;
+        }
         if (count == 0) {
             return true;
         }

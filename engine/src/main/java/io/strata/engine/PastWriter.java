@@ -110,6 +110,11 @@ final class PastWriter {
         return stored;
     }
 
+    /** The metric's newest tier-0 second, {@link MetricRegistry#NO_TIME} when it has none. */
+    long newest(int metric) {
+        return registry.lastTime(metric, 0);
+    }
+
     /** @throws IllegalArgumentException for a run that no page can hold */
     static void check(int metric, long firstTime, int updateEvery, int[] sns, int from, int count) {
         if (updateEvery <= 0 || firstTime <= 0 || firstTime > 0xFFFF_FFFFL) {

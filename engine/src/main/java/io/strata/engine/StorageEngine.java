@@ -431,7 +431,9 @@ public final class StorageEngine implements Closeable {
 
     /**
      * {@link #storePast} on the engine's past-writer thread, for a caller that must not block on
-     * the disk (a receiver on an event loop): the run is copied and queued. Returns false when the
+     * the disk (a receiver on an event loop): the run's points before the metric's newest second
+     * are copied and queued (the newest second itself, which a replication answer usually
+     * repeats, is left out without a read). Returns false when the
      * queue is full (the run is not stored; counted in {@link #pastRunsRefused()}). {@link #flush}
      * waits for the queued runs.
      *

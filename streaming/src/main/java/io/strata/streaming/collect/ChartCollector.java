@@ -18,7 +18,9 @@ import java.util.Arrays;
  * {@code docs/format/stream-values.md} for the arithmetic with worked examples.
  *
  * <p>Single-threaded. After construction and {@link #addDimension} it allocates nothing: all
- * per-dimension state lives in primitive arrays indexed by the dimension index.
+ * per-dimension state lives in primitive arrays indexed by the dimension index (the one
+ * exception: a dimension's first replayed point behind its metric's newest one allocates the
+ * dimension's run of such points, {@link PastRunBuffer}, reused from then on).
  */
 public final class ChartCollector {
 
@@ -328,8 +330,8 @@ public final class ChartCollector {
     }
 
     /**
-     * Stores the replayed points gathered behind their metrics' newest points (the engine's past
-     * path) now rather than at the answer's {@code REND}: for a stream that ends within an answer.
+     * Hands the replayed points gathered behind their metrics' newest points to the engine's past
+     * path now rather than at the answer's {@code REND}: for a stream that ends within an answer.
      */
     public void flushPastPoints() {
         past.flushAll();
