@@ -52,6 +52,8 @@ public final class StorageEngine implements Closeable {
     private final Flusher flusher;
     private final PageCache cache;
     private final TierReader reader;
+    private final PastWriter past;
+    private final PastRunQueue pastQueue;
     private final LongAdder queries = new LongAdder();
     private final Thread flusherThread;
     private final ReentrantReadWriteLock memoryLock = new ReentrantReadWriteLock();
@@ -103,6 +105,8 @@ public final class StorageEngine implements Closeable {
         }
         this.cache = new PageCache(cfg.autoCacheBytes(0) * 3 / 4, cfg.autoCacheBytes(0) / 4);
         this.reader = new TierReader(tiers, flusher, hot0, hotN, memoryLock, cache, readErrors);
+        this.past = new PastWriter(registry, cfg, reader, flusher, hotN, pointsSealed);
+        this.pastQueue = new PastRunQueue(past, cfg.nanoClock());
         for (int t = 0; t < tiers.length; t++) {
             tiers[t].addDeletionListener(cache::invalidate);
             int tier = t;
@@ -404,6 +408,71 @@ public final class StorageEngine implements Closeable {
         return HotAggregateTable.addSlots(hotN, metric, page, start, updateEvery, from, to);
     }
 
+    /**
+     * Stores a run of tier-0 points behind {@code metric}'s newest stored point (a hole filled
+     * later: a replication answer for seconds before the newest one): {@code sns[from + i]} at
+     * {@code firstTime + i × updateEvery}, {@code i < count}, as packed storage numbers
+     * ({@link StorageNumber#SN_EMPTY_SLOT} for a slot the run lacks). Only slots where the metric
+     * holds no value are filled: a stored value always wins, a stored gap is filled (see
+     * {@link PastWriter} for the rule the readers share). Points after the metric's newest one
+     * are not stored (they are for {@link #store}); nothing is stored for a metric without any
+     * point. The run becomes pages of its own that go to disk like every page, and the windows of
+     * the higher tiers that cover it are rebuilt. The same writer as the metric's {@link #store}
+     * calls it; it reads the range first, so it costs a query of the range per page.
+     *
+     * @return the values stored (gaps and held slots not counted)
+     * @throws IllegalArgumentException for an {@code updateEvery} that is not positive, a time
+     *                                  outside unsigned 32-bit seconds or a range outside {@code sns}
+     */
+    public int storePast(int metric, long firstTime, int updateEvery, int[] sns, int from, int count)
+            throws IOException {
+        return past.store(metric, firstTime, updateEvery, sns, from, count);
+    }
+
+    /**
+     * {@link #storePast} on the engine's past-writer thread, for a caller that must not block on
+     * the disk (a receiver on an event loop): the run's points before the metric's newest second
+     * are copied and queued (the newest second itself, which a replication answer usually
+     * repeats, is left out without a read). Returns false when the
+     * queue is full (the run is not stored; counted in {@link #pastRunsRefused()}). {@link #flush}
+     * waits for the queued runs.
+     *
+     * @throws IllegalArgumentException as {@link #storePast}
+     */
+    public boolean submitPast(int metric, long firstTime, int updateEvery, int[] sns, int from, int count) {
+        return pastQueue.submit(metric, firstTime, updateEvery, sns, from, count);
+    }
+
+    /** Runs {@link #submitPast} refused since open because runs were waiting already. */
+    public long pastRunsRefused() {
+        return pastQueue.refused();
+    }
+
+    /** Submitted runs whose store failed since open (an I/O error reading their range). */
+    public long pastRunsFailed() {
+        return pastQueue.failed();
+    }
+
+    /** Values stored since open by {@link #storePast} (behind their metric's newest point). */
+    public long pastPointsStored() {
+        return past.pointsStored();
+    }
+
+    /** Values offered to {@link #storePast} since open at slots where their metric already held a value (kept). */
+    public long pastPointsHeld() {
+        return past.pointsHeld();
+    }
+
+    /** Windows of tiers 1+ rebuilt since open over ranges {@link #storePast} filled. */
+    public long tierWindowsRebuilt() {
+        return past.windowsRebuilt();
+    }
+
+    /** Past ranges whose higher-tier windows were still open, waiting to be rebuilt once written. */
+    public int pendingTierRebuilds() {
+        return past.pendingRebuilds();
+    }
+
     /** Stores a gap (a missed collection) at {@code time}. */
     public boolean storeGap(int metric, long time, int updateEvery) {
         return storeStorageNumber(metric, time, updateEvery, StorageNumber.SN_EMPTY_SLOT);
@@ -414,6 +483,15 @@ public final class StorageEngine implements Closeable {
      * meanwhile (shutdown, checkpoints in tests and benchmarks).
      */
     public void flush() throws IOException {
+        try {
+            if (!pastQueue.awaitIdle(flushTimeoutMillis)) {
+                log.warn("flush: runs behind their metrics' newest points still queued after {} ms", flushTimeoutMillis);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for the queued past runs", e);
+        }
+        past.drainPending();
         hot0.sealAll();
         for (int t = 1; t < hotN.length; t++) {
             hotN[t].sealAll();
@@ -531,6 +609,11 @@ public final class StorageEngine implements Closeable {
         return query(metric, ue, after, before, points, out);
     }
 
+
+    /** The points of {@code metric} in {@code tier} over {@code [after, before]} as the readers merge them (tests). */
+    long readTier(int tier, int metric, long after, long before, TierReader.PointSink out) throws IOException {
+        return reader.read(tier, metric, after, before, after - 1, out);
+    }
 
     /** Dirty pages whose points queries delivered since open (for tests: pages outside a range are not read). */
     long dirtyPagesReadByQueries() {
@@ -670,6 +753,11 @@ public final class StorageEngine implements Closeable {
             flush();
         } catch (IOException e) {
             first = e;
+        }
+        try {
+            pastQueue.stop(closeJoinMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         flusher.stop();
         try {

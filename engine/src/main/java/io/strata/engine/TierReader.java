@@ -26,8 +26,8 @@ import io.strata.engine.time.Clocks;
 /**
  * Reads the points of one metric in one tier, in time order, from every place they can be: pages
  * on disk (through the page cache, whole extents read at once, in file-offset order), dirty pages
- * waiting for the flusher, and the hot page. Overlaps are dropped by time. Thread-safe; the
- * scratch space is per thread.
+ * waiting for the flusher, and the hot page. Where pages overlap, the point with the larger count
+ * wins at each time (see {@link #mergeCluster}). Thread-safe; the scratch space is per thread.
  */
 final class TierReader {
 
@@ -192,6 +192,21 @@ final class TierReader {
             Arrays.sort(keys, 0, total);
             for (int k = 0; k < total; k++) {
                 int i = index(keys[k]);
+                // Pages that overlap (a past range stored behind newer points, a higher tier's
+                // window rebuilt over its old point, a page met both dirty and on disk) are merged
+                // point by point: at one time the point of the larger count wins (see mergeCluster).
+                int m = k;
+                long clusterEnd = pageEnd(i, nr, nd, refs, dirty, sc.hs);
+                while (m + 1 < total && (keys[m + 1] >>> INDEX_BITS) <= clusterEnd) {
+                    m++;
+                    clusterEnd = Math.max(clusterEnd, pageEnd(index(keys[m]), nr, nd, refs, dirty, sc.hs));
+                }
+                if (m > k) {
+                    lastTime = mergeCluster(tier, k, m, nr, nd, refs, dirty, sc, keys, total, after, before, lastTime,
+                            out);
+                    k = m;
+                    continue;
+                }
                 long start;
                 long step;
                 int n;
@@ -238,6 +253,125 @@ final class TierReader {
             pinned.clear();
         }
         return lastTime;
+    }
+
+    /** The time of the last slot of page {@code i} of the sorted keys (disk refs, then dirty pages, then the hot page). */
+    private static long pageEnd(int i, int nr, int nd, List<TierStore.PageRef> refs, DirtyPage[] dirty,
+                                HotPageTable.HotSnapshot hs) {
+        if (i < nr) {
+            return refs.get(i).endTime();
+        }
+        if (i < nr + nd) {
+            return dirty[i - nr].endTime();
+        }
+        return hs.startTime + (long) (hs.entries - 1) * hs.updateEvery;
+    }
+
+    /**
+     * Delivers the points of the overlapping pages {@code keys[k..m]} in time order. Where several
+     * pages hold a point at the same time, the one with the larger count wins (tier 0: a value
+     * beats a gap; tier 1+: the window that aggregated more points, so a window rebuilt after a
+     * past range was filled beats the one written before); on equal counts, the page first in the
+     * sort order (earlier start, then disk before dirty before hot). The outcome depends on the
+     * points only, never on where or when a page was written, so it is the same before and after
+     * a restart. The rare path: the pages are copied out of the scratch space.
+     */
+    private long mergeCluster(int tier, int k, int m, int nr, int nd, List<TierStore.PageRef> refs, DirtyPage[] dirty,
+                              Scratch sc, long[] keys, int total, long after, long before, long lastTime,
+                              PointSink out) throws IOException {
+        int c = m - k + 1;
+        int[][] pts = new int[c][];
+        long[] start = new long[c];
+        long[] step = new long[c];
+        int[] n = new int[c];
+        int[] cur = new int[c];
+        for (int p = 0; p < c; p++) {
+            int i = index(keys[k + p]);
+            if (i < nr) {
+                TierStore.PageRef r = refs.get(i);
+                int[] src = diskPage(r, sc, refs, keys, k + p, total);
+                if (src == null) {
+                    continue;
+                }
+                pts[p] = Arrays.copyOf(src, pageInts(r));
+                start[p] = r.startTime();
+                step[p] = r.updateEvery();
+                n[p] = r.entries();
+            } else if (i < nr + nd) {
+                DirtyPage d = dirty[i - nr];
+                if (!overlaps(d, after, before)) {
+                    continue;
+                }
+                dirtyPagesRead.increment();
+                if (sc.rawCopied[i - nr]) {
+                    pts[p] = sc.rawCopies[i - nr];
+                } else {
+                    pts[p] = new int[sc.dirty.length];
+                    d.points(pts[p]);
+                }
+                start[p] = d.startTime;
+                step[p] = d.updateEvery;
+                n[p] = d.entries;
+            } else {
+                pts[p] = sc.hot;
+                start[p] = sc.hs.startTime;
+                step[p] = sc.hs.updateEvery;
+                n[p] = sc.hs.entries;
+            }
+        }
+        StorageNumberSink raw = out instanceof StorageNumberSink r ? r : null;
+        long from = Math.max(after, lastTime + 1);
+        for (int p = 0; p < c; p++) {
+            if (n[p] > 0 && from > start[p]) {
+                cur[p] = (int) Math.min(n[p], (from - start[p] + step[p] - 1) / step[p]);
+            }
+        }
+        while (true) {
+            long next = Long.MAX_VALUE;
+            for (int p = 0; p < c; p++) {
+                if (cur[p] < n[p]) {
+                    next = Math.min(next, start[p] + cur[p] * step[p]);
+                }
+            }
+            if (next == Long.MAX_VALUE || next > before) {
+                return lastTime;
+            }
+            int best = -1;
+            int bestCount = -1;
+            for (int p = 0; p < c; p++) {
+                if (cur[p] < n[p] && start[p] + cur[p] * step[p] == next) {
+                    int count = count(tier, pts[p], cur[p]);
+                    if (count > bestCount) {
+                        best = p;
+                        bestCount = count;
+                    }
+                }
+            }
+            deliverOne(tier, pts[best], cur[best], next, step[best], raw, out);
+            lastTime = next;
+            for (int p = 0; p < c; p++) {
+                if (cur[p] < n[p] && start[p] + cur[p] * step[p] == next) {
+                    cur[p]++;
+                }
+            }
+        }
+    }
+
+    /** The count of slot {@code s}: tier 0, 1 for a value and 0 for a gap; tier 1+, the window's stored count. */
+    static int count(int tier, int[] src, int s) {
+        if (tier == 0) {
+            return src[s] == StorageNumber.SN_EMPTY_SLOT ? 0 : 1;
+        }
+        return src[4 * s + 3] & 0xFFFF;
+    }
+
+    private static void deliverOne(int tier, int[] src, int s, long tm, long step, StorageNumberSink raw,
+                                   PointSink out) {
+        if (tier == 0 && out instanceof StorageNumberRunSink runs) {
+            runs.storageNumbers(src, s, s + 1, tm, step);
+        } else {
+            point(tier, src, s, tm, step, raw, out);
+        }
     }
 
     /** Whether dirty page {@code d} holds a time in {@code [after, before]}. */
@@ -288,29 +422,33 @@ final class TierReader {
             if (tm > before) {
                 break;
             }
-            if (raw != null && tier == 0) {
-                raw.storageNumber(tm, step, src[s]);
-            } else if (tier == 0) {
-                int sn = src[s];
-                if (sn == StorageNumber.SN_EMPTY_SLOT) {
-                    out.point(tm, step, 0, 0, 0, 0, 0);
-                } else {
-                    double v = StorageNumber.unpack(sn);
-                    out.point(tm, step, v, v, v, 1, (sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0);
-                }
-            } else {
-                int w3 = src[4 * s + 3];
-                int count = w3 & 0xFFFF;
-                if (count == 0) {
-                    out.point(tm, step, 0, 0, 0, 0, 0);
-                } else {
-                    out.point(tm, step, Float.intBitsToFloat(src[4 * s]), Float.intBitsToFloat(src[4 * s + 1]),
-                            Float.intBitsToFloat(src[4 * s + 2]), count, w3 >>> 16);
-                }
-            }
+            point(tier, src, s, tm, step, raw, out);
             lastTime = tm;
         }
         return lastTime;
+    }
+
+    private static void point(int tier, int[] src, int s, long tm, long step, StorageNumberSink raw, PointSink out) {
+        if (raw != null && tier == 0) {
+            raw.storageNumber(tm, step, src[s]);
+        } else if (tier == 0) {
+            int sn = src[s];
+            if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                out.point(tm, step, 0, 0, 0, 0, 0);
+            } else {
+                double v = StorageNumber.unpack(sn);
+                out.point(tm, step, v, v, v, 1, (sn & StorageNumber.SN_FLAG_NOT_ANOMALOUS) == 0 ? 1 : 0);
+            }
+        } else {
+            int w3 = src[4 * s + 3];
+            int count = w3 & 0xFFFF;
+            if (count == 0) {
+                out.point(tm, step, 0, 0, 0, 0, 0);
+            } else {
+                out.point(tm, step, Float.intBitsToFloat(src[4 * s]), Float.intBitsToFloat(src[4 * s + 1]),
+                        Float.intBitsToFloat(src[4 * s + 2]), count, w3 >>> 16);
+            }
+        }
     }
 
     /**

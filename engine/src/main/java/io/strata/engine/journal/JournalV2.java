@@ -153,9 +153,16 @@ public final class JournalV2 implements PageIndex, Closeable {
                 int type = src.pageType(p);
                 int extent = src.pageExtent(p);
                 if (j % DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK == 0) {
-                    blockStart[j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK] = (int) start;
+                    // Lookups skip the blocks before the last one that starts at or before the
+                    // range, so every page of an earlier block must end before a block's start.
+                    // Pages in time order that do not overlap always do; a page stored behind
+                    // newer ones (StorageEngine.storePast) may lie inside an earlier, longer
+                    // page: the block then starts one second after the earlier pages' last slot
+                    // (its first page's start is coded from there, a negative delta).
+                    long blockFrom = j > 0 && ml >= start ? ml + 1 : start;
+                    blockStart[j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK] = (int) blockFrom;
                     blockOffset[j / DiskFormat.JOURNAL_V2_PAGES_PER_BLOCK] = codes.size;
-                    expected = start;
+                    expected = blockFrom;
                     prevExtent = 0;
                     prevEntries = -1;
                 }

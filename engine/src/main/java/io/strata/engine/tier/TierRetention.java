@@ -370,9 +370,10 @@ final class TierRetention {
      * that starts at the first time misses nothing), else to {@link MetricRegistry#NO_TIME}: the
      * tier holds nothing of the metric (its last time is kept, as when it was last seen).
      *
-     * <p>The remaining datafiles are searched oldest first and the search stops at the first one
-     * holding the metric: a metric's pages are written to a tier in time order, so that one holds
-     * its earliest page.
+     * <p>The remaining datafiles are searched oldest first, skipping every one that starts at or
+     * after the earliest page found: a metric's pages are mostly written in time order, but a page
+     * stored behind newer ones ({@code StorageEngine.storePast}) lies in a newer datafile than
+     * they, and may be waiting in memory (the earliest of both is taken).
      */
     private void moveFirstTimes(Held held) {
         for (int i = 0; i < held.n; i++) {
@@ -387,6 +388,12 @@ final class TierRetention {
             long first = earliestOnDisk(id, held.msb[i], held.lsb[i]);
             if (first == MetricRegistry.NO_TIME) {
                 first = notOnDisk(id, held.last[i]);
+            } else {
+                // a page stored behind newer ones (StorageEngine.storePast) may still wait in memory
+                long mem = inMemory(id);
+                if (mem != MetricRegistry.NO_TIME && mem < first) {
+                    first = mem;
+                }
             }
             registry.setFirstTime(id, tier, first);
         }
@@ -395,25 +402,30 @@ final class TierRetention {
     private long earliestOnDisk(int id, long msb, long lsb) {
         long[] min = {Long.MAX_VALUE};
         for (TierStore.Datafile d : store.files) {
+            // A datafile that starts at or after the earliest page found cannot hold an earlier
+            // one; the others are searched too: a page stored behind newer ones
+            // (StorageEngine.storePast) is in a newer datafile than the pages after it.
+            if (d.lastTime == MetricRegistry.NO_TIME || d.firstTime >= min[0]) {
+                continue;
+            }
             d.index.pages(id, msb, lsb, 0, MAX_TIME, (off, len, slot, start, ue, entries, type) -> {
                 if (start < min[0]) {
                     min[0] = start;
                 }
             });
-            if (min[0] != Long.MAX_VALUE) {
-                return min[0];
-            }
         }
-        return MetricRegistry.NO_TIME;
+        return min[0] == Long.MAX_VALUE ? MetricRegistry.NO_TIME : min[0];
+    }
+
+    private long inMemory(int id) {
+        IntToLongFunction mem = memoryFirstTime;
+        return mem == null ? MetricRegistry.NO_TIME : mem.applyAsLong(id);
     }
 
     private long notOnDisk(int id, long lastInDeleted) {
-        IntToLongFunction mem = memoryFirstTime;
-        if (mem != null) {
-            long t = mem.applyAsLong(id);
-            if (t != MetricRegistry.NO_TIME) {
-                return t;
-            }
+        long t = inMemory(id);
+        if (t != MetricRegistry.NO_TIME) {
+            return t;
         }
         if (registry.lastTime(id, tier) > lastInDeleted) {
             return Math.min(lastInDeleted + 1, MAX_TIME);

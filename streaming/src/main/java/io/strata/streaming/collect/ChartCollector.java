@@ -18,7 +18,9 @@ import java.util.Arrays;
  * {@code docs/format/stream-values.md} for the arithmetic with worked examples.
  *
  * <p>Single-threaded. After construction and {@link #addDimension} it allocates nothing: all
- * per-dimension state lives in primitive arrays indexed by the dimension index.
+ * per-dimension state lives in primitive arrays indexed by the dimension index (the one
+ * exception: a dimension's first replayed point behind its metric's newest one allocates the
+ * dimension's run of such points, {@link PastRunBuffer}, reused from then on).
  */
 public final class ChartCollector {
 
@@ -65,6 +67,8 @@ public final class ChartCollector {
     }
 
     private final StoredPointSink sink;
+    /** Replayed points the engine refused as behind their metric's newest one, stored as past runs. */
+    private final PastRunBuffer past;
 
     private int updateEvery;
     private boolean storeFirst;
@@ -122,6 +126,7 @@ public final class ChartCollector {
             throw new NullPointerException("sink");
         }
         this.sink = sink;
+        this.past = new PastRunBuffer(sink);
         this.updateEvery = checkUpdateEvery(updateEvery);
     }
 
@@ -324,6 +329,24 @@ public final class ChartCollector {
         replayPointEndSeconds = endSeconds;
     }
 
+    /**
+     * Hands the replayed points gathered behind their metrics' newest points to the engine's past
+     * path now rather than at the answer's {@code REND}: for a stream that ends within an answer.
+     */
+    public void flushPastPoints() {
+        past.flushAll();
+    }
+
+    /** Replayed values refused by the normal store as behind their metric's newest point, offered to the past path. */
+    public long pastPointsOffered() {
+        return past.offered();
+    }
+
+    /** Runs of {@link #pastPointsOffered()} the engine refused (its queue of past runs was full). */
+    public long pastRunsRefused() {
+        return past.runsRefused();
+    }
+
     /** An {@code RBEGIN} without timestamps: selects the chart and disables RSET until the next timed one. */
     public void replayBeginUntimed() {
         replayPointEndSeconds = 0;
@@ -342,10 +365,14 @@ public final class ChartCollector {
         if (replayPointEndSeconds == 0) {
             return false;
         }
-        if (Double.isNaN(value) || Double.isInfinite(value)) {
-            sink.store(metricIds[index], replayPointEndSeconds, updateEvery, Double.NaN, FLAGS_GAP);
-        } else {
-            sink.store(metricIds[index], replayPointEndSeconds, updateEvery, value, flags & StorageNumber.SN_USER_FLAGS);
+        boolean gap = Double.isNaN(value) || Double.isInfinite(value);
+        int storedFlags = gap ? FLAGS_GAP : flags & StorageNumber.SN_USER_FLAGS;
+        if (!sink.storeReplayed(metricIds[index], replayPointEndSeconds, updateEvery, gap ? Double.NaN : value,
+                storedFlags)) {
+            // behind the metric's newest point (a hole stored past): offered to the engine's past
+            // path when the run of such points ends, where the metric holds no value
+            past.add(index, metricIds[index], replayPointEndSeconds, updateEvery,
+                    gap ? StorageNumber.SN_EMPTY_SLOT : StorageNumber.pack(value, storedFlags));
         }
         lastStoredTimeSeconds = replayPointEndSeconds;
         dimensionLastCollectedUt[index] = replayPointEndSeconds * USEC_PER_SEC;
@@ -360,6 +387,7 @@ public final class ChartCollector {
      */
     public void replayEnd(boolean startStreaming, int childUpdateEvery) {
         replayPointEndSeconds = 0;
+        past.flushAll();
         counter++;
         counterDone++;
         if (startStreaming) {

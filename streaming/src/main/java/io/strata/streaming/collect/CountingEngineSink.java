@@ -40,6 +40,23 @@ public final class CountingEngineSink implements StoredPointSink {
         }
     }
 
+    /** As {@link #store}, telling whether the engine stored the point. */
+    @Override
+    public boolean storeReplayed(int metricId, long time, int updateEvery, double value, int flags) {
+        offered++;
+        boolean ok = Double.isNaN(value) ? engine.storeGap(metricId, time, updateEvery)
+                : engine.store(metricId, time, updateEvery, value, flags);
+        if (ok) {
+            stored++;
+        }
+        return ok;
+    }
+
+    @Override
+    public boolean submitPast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
+        return engine.submitPast(metricId, firstTime, updateEvery, sns, from, count);
+    }
+
     /** The slot in one {@link StorageEngine#storeBatch}, as {@link StoredPointSink#into}'s. */
     @Override
     public void storeSlot(int[] metricIds, double[] values, int count, long time, int updateEvery, int flags) {

@@ -48,9 +48,12 @@ public final class StoredPointLog implements StoredPointSink {
     @Override
     public void store(int metricId, long pointTimeSeconds, int updateEvery, double value, int storageFlags) {
         target.store(metricId, pointTimeSeconds, updateEvery, value, storageFlags);
-        if (!recording) {
-            return;
+        if (recording) {
+            log(metricId, pointTimeSeconds, value, storageFlags);
         }
+    }
+
+    private void log(int metricId, long pointTimeSeconds, double value, int storageFlags) {
         if (count == times.length) {
             int n = count * 2;
             metrics = Arrays.copyOf(metrics, n);
@@ -63,6 +66,22 @@ public final class StoredPointLog implements StoredPointSink {
         values[count] = value;
         flags[count] = storageFlags;
         count++;
+    }
+
+    /** Stores through {@link StoredPointSink#storeReplayed} and logs the point as {@link #store} would. */
+    @Override
+    public boolean storeReplayed(int metricId, long pointTimeSeconds, int updateEvery, double value, int storageFlags) {
+        boolean ok = target.storeReplayed(metricId, pointTimeSeconds, updateEvery, value, storageFlags);
+        if (recording) {
+            log(metricId, pointTimeSeconds, value, storageFlags);
+        }
+        return ok;
+    }
+
+    /** Past runs go to the target only: they are not a collection of the chart (nothing to forward as one). */
+    @Override
+    public boolean submitPast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int pointCount) {
+        return target.submitPast(metricId, firstTime, updateEvery, sns, from, pointCount);
     }
 
     /**

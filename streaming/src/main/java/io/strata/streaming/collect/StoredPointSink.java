@@ -40,6 +40,28 @@ public interface StoredPointSink {
         }
     }
 
+    /**
+     * Stores a replayed point (an {@code RSET}) as {@link #store} does, and tells whether it was
+     * stored: false when the engine refused it (at or before its metric's newest point), in which
+     * case the collector may offer it again through {@link #submitPast}. This default stores and
+     * answers true.
+     */
+    default boolean storeReplayed(int metricId, long pointTimeSeconds, int updateEvery, double value, int flags) {
+        store(metricId, pointTimeSeconds, updateEvery, value, flags);
+        return true;
+    }
+
+    /**
+     * Hands over a run of points behind the metric's newest one, to be stored where the metric
+     * holds no value ({@code StorageEngine.submitPast}: copied, stored on the engine's past-writer
+     * thread, never on the caller's): {@code sns[from + i]} (storage numbers, the empty one for a
+     * slot the run lacks) at {@code firstTime + i × updateEvery}. Returns false when the run was
+     * refused (the engine's queue is full). This default refuses every run.
+     */
+    default boolean submitPast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
+        return false;
+    }
+
     /** The sink that stores into {@code engine}: NaN is a gap. */
     static StoredPointSink into(StorageEngine engine) {
         return new StoredPointSink() {
@@ -50,6 +72,17 @@ public interface StoredPointSink {
                 } else {
                     engine.store(metricId, time, updateEvery, value, flags);
                 }
+            }
+
+            @Override
+            public boolean storeReplayed(int metricId, long time, int updateEvery, double value, int flags) {
+                return Double.isNaN(value) ? engine.storeGap(metricId, time, updateEvery)
+                        : engine.store(metricId, time, updateEvery, value, flags);
+            }
+
+            @Override
+            public boolean submitPast(int metricId, long firstTime, int updateEvery, int[] sns, int from, int count) {
+                return engine.submitPast(metricId, firstTime, updateEvery, sns, from, count);
             }
 
             /**
