@@ -75,6 +75,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private static final byte[] W_HOST = ascii("HOST");
     private static final byte[] W_CHART = ascii("CHART");
     private static final byte[] W_LOCAL = ascii("LOCAL");
+    private static final long UNREAD = Long.MIN_VALUE;
     /** Lines of {@link #firstLivePointAfterReplay} logged at INFO per stream; the rest at DEBUG. */
     private static final int MAX_SKIPPED_SLOTS_LOGGED = 10;
 
@@ -92,6 +93,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private final ReceiverLimits limits;
     private final ReceiverStats stats;
     private final LongSupplier nowMicros;
+    /** Between {@link #readStarted()} and {@link #readEnded()}: BEGIN and END share {@link #readMicros}. */
+    private boolean inRead;
+    /** The wall clock as the first BEGIN or END of the current socket read read it; {@link #UNREAD} before. */
+    private long readMicros = UNREAD;
     private final FunctionResults functionResults;
     private final CountingEngineSink sink;
     /** RBEGIN, RSET, RSSTATE, RDSTATE and REND: the child's replication answers. */
@@ -439,6 +444,42 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     /**
+     * A socket read's bytes are about to be parsed: until {@link #readEnded()}, every BEGIN and END
+     * takes the wall clock as the first of them read it. A read of a live stream holds hundreds of
+     * collections; reading the clock for each BEGIN and END cost more than parsing their lines
+     * (docs/benchmarks.md, "The wall clock at BEGIN and END"). The time a collection is taken to
+     * arrive at is then the moment its read began to be parsed, not the moment its line was
+     * reached: earlier by at most the time a read takes to parse (under a millisecond for 64 KiB),
+     * which is within what a child's send and the parent's scheduling already shift it by (the
+     * collector measures in whole {@code update_every} slots and takes a child's durations as
+     * given). Outside a read (lines handed to {@link #line} directly) every BEGIN and END reads it.
+     */
+    public void readStarted() {
+        inRead = true;
+        readMicros = UNREAD;
+    }
+
+    /** The socket read's bytes are parsed (or refused): publishes its counts ({@link #publishStats()}). */
+    public void readEnded() {
+        inRead = false;
+        readMicros = UNREAD;
+        publishStats();
+    }
+
+    /** The wall clock for BEGIN and END: once per socket read within one ({@link #readStarted()}). */
+    private long collectionClock() {
+        if (!inRead) {
+            return nowMicros.getAsLong();
+        }
+        long t = readMicros;
+        if (t == UNREAD) {
+            t = nowMicros.getAsLong();
+            readMicros = t;
+        }
+        return t;
+    }
+
+    /**
      * Adds what was counted since the last call to the shared {@link ReceiverStats}: the receiver calls
      * it after each read, so that a counter shared by every stream is touched once per read.
      */
@@ -517,7 +558,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.nextDimension = 0;
         c.collectionNumber++;
         sink.startCounting();
-        c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
+        c.collector.begin(Math.max(0, usec), collectionClock());
     }
 
     /** A BEGIN/RBEGIN of a chart this stream does not know, after a chart was refused: probably that one. */
@@ -697,7 +738,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         // the points END stores are read back (in chartCollected) by a forwarder only
         c.stored.record(observer != ReceivedStreamListener.Observer.NONE);
         try {
-            c.collector.end(nowMicros.getAsLong());
+            c.collector.end(collectionClock());
         } catch (IllegalArgumentException outOfRange) {
             // a time the engine cannot hold (past 2106, or a chart pushed there by the child's durations)
             throw error("END: " + outOfRange.getMessage(), b, s, e);
