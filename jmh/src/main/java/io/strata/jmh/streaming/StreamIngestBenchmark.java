@@ -10,6 +10,7 @@ import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
 import io.strata.jmh.engine.EngineBenchmarkBase;
+import io.strata.streaming.receiver.ReceiverContext;
 import io.strata.streaming.receiver.ReceiverLimits;
 import io.strata.streaming.receiver.ReceiverParser;
 import io.strata.streaming.receiver.ReceiverStats;
@@ -31,6 +32,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -56,6 +58,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * data; a counter falls back once per cycle, which the collector treats as a reset, as Netdata does).
  * One invocation delivers the next second's collection of every chart of every child; the parser's
  * clock moves one second with it, as the BEGIN lines say.
+ *
+ * <p>Each piece of the stream handed over is one socket read of the receiver
+ * ({@link ReceiverParser#readStarted()} … {@link ReceiverParser#readEnded()}); with {@code lz4}, each
+ * decoded block is one, as the receiver's pipeline hands them on.
  *
  * <p>Variant {@code form}: {@code text} sends {@code BEGIN}/{@code SET}/{@code END} (the parent runs
  * the collection algorithms and interpolates), {@code interpolated} sends what a Netdata 2.x child
@@ -96,11 +102,22 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
     @Param({"8", "10"})
     public int dimensionsPerChart;
 
+    /**
+     * {@code field}: the parser's clock is a field the benchmark moves one second an invocation (no
+     * cost of its own); {@code wall}: each time the parser asks for the time it also reads the wall
+     * clock as a parent does ({@link ReceiverContext#wallClockMicros()}), and is given the field's
+     * value (the collections keep the benchmark's time, whatever the wall clock says).
+     */
+    @Param({"field", "wall"})
+    public String clock;
+
     private Path dir;
     private StorageEngine engine;
     private final ReceiverStats stats = new ReceiverStats();
     private Child[] children;
     private long clockMicros = T0 * 1_000_000L;
+    /** The latest wall-clock reading of {@code clock=wall}, kept so that the read cannot be optimised away. */
+    private long wallMicros;
     private long invocations;
     private long samplesBefore;
     private static final OperatingSystemMXBean PROCESS =
@@ -123,8 +140,13 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
         Child(int index) {
             UUID guid = UUID.nameUUIDFromBytes(("strata-jmh-child-" + index).getBytes(StandardCharsets.UTF_8));
             HostInfo host = new HostInfo(guid, "jmh-child-" + index, "linux", "UTC", 1, null);
+            LongSupplier wall = ReceiverContext.wallClockMicros();
+            LongSupplier time = clock.equals("wall") ? () -> {
+                wallMicros = wall.getAsLong();
+                return clockMicros;
+            } : () -> clockMicros;
             parser = new ReceiverParser(engine, host, line -> { }, ReceiverReplication.NONE, false,
-                    ReceiverLimits.DEFAULTS, stats, () -> clockMicros, null);
+                    ReceiverLimits.DEFAULTS, stats, time, null);
             channel = compression.equals("lz4") ? new EmbeddedChannel(new Lz4StreamFrameDecoder(), new Feed()) : null;
         }
 
@@ -138,11 +160,15 @@ public class StreamIngestBenchmark extends EngineBenchmarkBase {
             }
         }
 
+        /** One read of the receiver: as {@code StreamReceiverHandler.channelRead} hands it to the parser. */
         void feed(ByteBuf decoded) {
+            parser.readStarted();
             try {
                 lines.feed(decoded, parser);
             } catch (StreamProtocolException e) {
                 throw new IllegalStateException("the benchmark's own stream was refused: " + e.getMessage(), e);
+            } finally {
+                parser.readEnded();
             }
         }
 

@@ -71,11 +71,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private static final byte[] K_FUNCTION_RESULT_END = ascii("FUNCTION_RESULT_END");
     private static final byte[] K_FLUSH = ascii("FLUSH");
     private static final byte[] K_DISABLE = ascii("DISABLE");
-    private static final byte[] W_TRUE = ascii("true");
     private static final byte[] W_GLOBAL = ascii("GLOBAL");
     private static final byte[] W_HOST = ascii("HOST");
     private static final byte[] W_CHART = ascii("CHART");
     private static final byte[] W_LOCAL = ascii("LOCAL");
+    private static final long UNREAD = Long.MIN_VALUE;
     /** Lines of {@link #firstLivePointAfterReplay} logged at INFO per stream; the rest at DEBUG. */
     private static final int MAX_SKIPPED_SLOTS_LOGGED = 10;
 
@@ -93,8 +93,14 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private final ReceiverLimits limits;
     private final ReceiverStats stats;
     private final LongSupplier nowMicros;
+    /** Between {@link #readStarted()} and {@link #readEnded()}: BEGIN and END share {@link #readMicros}. */
+    private boolean inRead;
+    /** The wall clock as the first BEGIN or END of the current socket read read it; {@link #UNREAD} before. */
+    private long readMicros = UNREAD;
     private final FunctionResults functionResults;
     private final CountingEngineSink sink;
+    /** RBEGIN, RSET, RSSTATE, RDSTATE and REND: the child's replication answers. */
+    private final ReplayAnswerParser replay;
 
     private final UUID hostGuid;
     private HostInfo host;
@@ -116,8 +122,6 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
 
     private long lineNumber;
     private long samplesSinceReport;
-    /** RSET values stored and not yet added to {@link ReceiverStats#samplesReplayed} (one add per read, not per value). */
-    private long replayedSinceReport;
     private boolean disabled;
     /**
      * The latest CHART was refused (over a limit), or a BEGIN/RBEGIN named a chart that may have
@@ -153,6 +157,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         this.functionResults = functionResults;
         this.hostGuid = host.machineGuid();
         this.sink = new CountingEngineSink(engine);
+        this.replay = new ReplayAnswerParser(this, words, engine, stats, nowMicros);
         HostInfo known = knownHost(host.machineGuid());
         // A reconnecting host keeps the labels it had until it sends new ones.
         this.host = known != null && host.labels().isEmpty()
@@ -262,6 +267,47 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         this.handOver = h == null ? PeerHandOver.NEVER : h;
     }
 
+    PeerHandOver handOver() {
+        return handOver;
+    }
+
+    // ---------------------------------------------------------------- state the replay answers share
+
+    /** The chart of the latest CHART, BEGIN or RBEGIN; null after FLUSH or a refused chart. */
+    ReceivedChart current() {
+        return current;
+    }
+
+    /** Lines of a refused chart are being skipped. */
+    boolean skipping() {
+        return skipping;
+    }
+
+    /** A chart of this stream was refused: a line naming an unknown chart may be for it. */
+    boolean chartsRefused() {
+        return chartsRefused;
+    }
+
+    /** The index of the chart whose id is {@code b[s, e)}, or -1. */
+    int chartIndexOf(byte[] b, int s, int e) {
+        return chartIndex.get(b, s, e);
+    }
+
+    /** An RBEGIN named the chart at {@code index}: the lines that follow apply to it. */
+    void replayChart(int index) {
+        skipping = false;
+        current = charts.get(index);
+    }
+
+    /** The number of the line being parsed (1 = the first after the handshake), for errors. */
+    long lineNumber() {
+        return lineNumber;
+    }
+
+    String hostname() {
+        return host.hostname();
+    }
+
     /** The chart of an engine chart id if this stream defined it, else null. */
     ReceivedChart byChartId(int chartId) {
         ReceivedChart[] a = byChartId;
@@ -295,7 +341,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             return;
         }
         if (!disabled && e - s > 6 && b[s] == 'R' && b[s + 1] == 'S' && b[s + 2] == 'E' && b[s + 3] == 'T'
-                && b[s + 4] == ' ' && b[s + 5] == '"' && plainReplaySet(b, s, e)) {
+                && b[s + 4] == ' ' && b[s + 5] == '"' && replay.plainReplaySet(b, s, e)) {
             return;
         }
         if (!disabled && e - s > 5 && b[s] == 'S' && b[s + 1] == 'E' && b[s + 2] == 'T' && b[s + 3] == ' '
@@ -332,15 +378,15 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         } else if (is(b, ks, ke, K_END)) {
             end(b, s, e);
         } else if (is(b, ks, ke, K_RSET)) {
-            replaySet(b, s, e, n);
+            replay.replaySet(b, s, e, n);
         } else if (is(b, ks, ke, K_RBEGIN)) {
-            replayBegin(b, s, e, n);
+            replay.replayBegin(b, s, e, n);
         } else if (is(b, ks, ke, K_RDSTATE)) {
-            replayDimensionState(b, s, e, n);
+            replay.replayDimensionState(b, s, e, n);
         } else if (is(b, ks, ke, K_RSSTATE)) {
-            replayChartState(b, s, e, n);
+            replay.replayChartState(b, s, e, n);
         } else if (is(b, ks, ke, K_REND)) {
-            replayEnd(b, s, e, n);
+            replay.replayEnd(b, s, e, n);
         } else if (is(b, ks, ke, K_CHART)) {
             chart(b, s, e, n);
         } else if (is(b, ks, ke, K_DIMENSION)) {
@@ -398,14 +444,47 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     /**
+     * A socket read's bytes are about to be parsed: until {@link #readEnded()}, every BEGIN and END
+     * takes the wall clock as the first of them read it. A read of a live stream holds hundreds of
+     * collections; reading the clock for each BEGIN and END cost more than parsing their lines
+     * (docs/benchmarks.md, "The wall clock at BEGIN and END"). The time a collection is taken to
+     * arrive at is then the moment its read began to be parsed, not the moment its line was
+     * reached: earlier by at most the time a read takes to parse (under a millisecond for 64 KiB),
+     * which is within what a child's send and the parent's scheduling already shift it by (the
+     * collector measures in whole {@code update_every} slots and takes a child's durations as
+     * given). Outside a read (lines handed to {@link #line} directly) every BEGIN and END reads it.
+     */
+    public void readStarted() {
+        inRead = true;
+        readMicros = UNREAD;
+    }
+
+    /** The socket read's bytes are parsed (or refused): publishes its counts ({@link #publishStats()}). */
+    public void readEnded() {
+        inRead = false;
+        readMicros = UNREAD;
+        publishStats();
+    }
+
+    /** The wall clock for BEGIN and END: once per socket read within one ({@link #readStarted()}). */
+    private long collectionClock() {
+        if (!inRead) {
+            return nowMicros.getAsLong();
+        }
+        long t = readMicros;
+        if (t == UNREAD) {
+            t = nowMicros.getAsLong();
+            readMicros = t;
+        }
+        return t;
+    }
+
+    /**
      * Adds what was counted since the last call to the shared {@link ReceiverStats}: the receiver calls
      * it after each read, so that a counter shared by every stream is touched once per read.
      */
     public void publishStats() {
-        if (replayedSinceReport > 0) {
-            stats.samplesReplayed.add(replayedSinceReport);
-            replayedSinceReport = 0;
-        }
+        replay.publishStats();
     }
 
     // ---------------------------------------------------------------- data
@@ -479,11 +558,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         c.nextDimension = 0;
         c.collectionNumber++;
         sink.startCounting();
-        c.collector.begin(Math.max(0, usec), nowMicros.getAsLong());
+        c.collector.begin(Math.max(0, usec), collectionClock());
     }
 
     /** A BEGIN/RBEGIN of a chart this stream does not know, after a chart was refused: probably that one. */
-    private void skipRefusedChart() {
+    void skipRefusedChart() {
         skipping = true;
         current = null;
     }
@@ -659,7 +738,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         // the points END stores are read back (in chartCollected) by a forwarder only
         c.stored.record(observer != ReceivedStreamListener.Observer.NONE);
         try {
-            c.collector.end(nowMicros.getAsLong());
+            c.collector.end(collectionClock());
         } catch (IllegalArgumentException outOfRange) {
             // a time the engine cannot hold (past 2106, or a chart pushed there by the child's durations)
             throw error("END: " + outOfRange.getMessage(), b, s, e);
@@ -1021,7 +1100,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         sendReplicationRequest(c, r, childFirst, childLast);
     }
 
-    private void sendReplicationRequest(ReceivedChart c, ReceiverReplication.Request r, long childFirst,
+    void sendReplicationRequest(ReceivedChart c, ReceiverReplication.Request r, long childFirst,
                                         long childLast) {
         c.replicating = true;
         if (c.replayCoveredTo == 0 && r.after() > 0 && r.before() > 0) {
@@ -1045,7 +1124,7 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     }
 
     /** The newest tier-0 second the engine holds for any dimension of the chart (0 = none). */
-    private long lastStoredTime(ReceivedChart c) {
+    long lastStoredTime(ReceivedChart c) {
         long last = 0;
         for (int i = 0; i < c.dimensionCount(); i++) {
             last = Math.max(last, engine.registry().lastTime(c.metricIds[i], 0));
@@ -1168,156 +1247,10 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         functionPayload.append(new String(b, s, e - s, StandardCharsets.UTF_8));
     }
 
-    // ---------------------------------------------------------------- replication
-
-    private void replayBegin(byte[] b, int s, int e, int n) throws StreamProtocolException {
-        if (n < 2) {
-            throw error("RBEGIN without a chart id", b, s, e);
-        }
-        int ws = words.start(1);
-        int we = words.end(1);
-        if (we > ws) {
-            int index = chartIndex.get(b, ws, we);
-            if (index < 0) {
-                if (chartsRefused) {
-                    skipRefusedChart();
-                    return;
-                }
-                throw error("RBEGIN of a chart that was not defined", b, s, e);
-            }
-            skipping = false;
-            current = charts.get(index);
-        } else if (skipping) {
-            return;
-        } else if (current == null) {
-            throw error("RBEGIN '' without a chart", b, s, e);
-        }
-        ReceivedChart c = current;
-        if (n >= 5) {
-            long start = NetdataNumbers.parseSigned(b, words.start(2), words.end(2));
-            long endT = NetdataNumbers.parseSigned(b, words.start(3), words.end(3));
-            long childNow = NetdataNumbers.parseSigned(b, words.start(4), words.end(4));
-            // the engine keeps unsigned 32-bit seconds; a live collection follows the replayed point, so keep room
-            if (start <= 0 || endT <= start || endT - start > 86_400 || endT > childNow + c.info.updateEvery() + 1
-                    || endT > 0xFFFF_FFFFL - 86_400) {
-                throw error("RBEGIN with an impossible time range", b, s, e);
-            }
-            if (c.replayCoveredTo > 0) {
-                checkForHole(c, endT, b, s, e);
-            }
-            c.replayPointStart = start;
-            c.replayPointEnd = endT;
-            c.replayPointOpen = true;
-            c.stored.clear(); // replayed points are not forwarded as collected ones
-            c.collector.replayBegin(start, endT);
-        } else {
-            c.replayPointOpen = false;
-            c.collector.replayBeginUntimed();
-        }
-    }
-
-    /**
-     * A replayed point at {@code pointTime} after the seconds the answers covered: if slots are
-     * missing in between, the child lacks them; the stream may be handed over to the peers before
-     * anything after the hole is stored (the engine could never put the hole's points behind it).
-     */
-    private void checkForHole(ReceivedChart c, long pointTime, byte[] b, int s, int e)
-            throws StreamProtocolException {
-        long ue = Math.max(1, c.info.updateEvery());
-        long covered = c.replayCoveredTo;
-        if (pointTime - covered > (PeerHandOver.MIN_MISSING_SLOTS + 1) * ue - 1
-                && handOver.holeInAnswer(covered + 1, pointTime - ue, c.heldBeforeDefinitionEnd)) {
-            throw new StreamHandedOverException("the replay of chart '" + c.info.id() + "' lacks "
-                    + (covered + 1) + ".." + (pointTime - ue) + " (" + (pointTime - ue - covered) + " s) and"
-                    + " nothing of it is stored here: handing the host over to the peers that may hold it"
-                    + " (line " + lineNumber + ")");
-        }
-        c.replayCoveredTo = Math.max(covered, pointTime);
-    }
-
-    private void replaySet(byte[] b, int s, int e, int n) throws StreamProtocolException {
-        if (skipping) {
-            return;
-        }
-        if (n < 3) {
-            ReceivedChart c = current;
-            if (c != null && c.replayPointOpen) {
-                throw error("RSET needs a dimension and a value", b, s, e);
-            }
-        }
-        replaySet(b, s, e, n < 3 ? 0 : words.start(1), n < 3 ? 0 : words.end(1), n < 3 ? 0 : words.start(2),
-                n < 3 ? 0 : words.end(2), n > 3 ? words.start(3) : 0, n > 3 ? words.end(3) : 0);
-    }
-
-    /**
-     * {@code RSET "<dim>" <value> "<flags>"} (2.x: the flags unquoted, or {@code ''}) in the shapes
-     * senders write, split without the general tokenizer (most bytes of a replication answer are these lines). Returns false, having
-     * done nothing, for any other shape (escapes, other quotes, NUL, more words): the general path
-     * then splits it as Netdata does.
-     */
-    private boolean plainReplaySet(byte[] b, int s, int e) throws StreamProtocolException {
-        int dimStart = s + 6;
-        int dimEnd = closingQuote(b, dimStart, e);
-        if (dimEnd < 0) {
-            return false;
-        }
-        int i = dimEnd + 1;
-        while (i < e && isSeparator(b[i])) {
-            i++;
-        }
-        int valueStart = i;
-        while (i < e && !isSeparator(b[i])) {
-            byte c = b[i];
-            if (c == '"' || c == '\'' || c == '\\' || c == 0) {
-                return false;
-            }
-            i++;
-        }
-        int valueEnd = i;
-        if (valueEnd == valueStart) {
-            return false;
-        }
-        while (i < e && isSeparator(b[i])) {
-            i++;
-        }
-        int flagsStart = 0;
-        int flagsEnd = 0;
-        if (i < e) {
-            if (b[i] == '\'' && i + 1 < e && b[i + 1] == '\'') {
-                // 2.x: '' for no flags
-                flagsStart = i + 1;
-                flagsEnd = i + 1;
-                i += 2;
-            } else if (b[i] >= 'A' && b[i] <= 'Z') {
-                // 2.x: the flags unquoted (A, R, E)
-                flagsStart = i;
-                while (i < e && b[i] >= 'A' && b[i] <= 'Z') {
-                    i++;
-                }
-                flagsEnd = i;
-            } else if (b[i] != '"') {
-                return false;
-            } else {
-                flagsStart = i + 1;
-                flagsEnd = closingQuote(b, flagsStart, e);
-                if (flagsEnd < 0) {
-                    return false;
-                }
-                i = flagsEnd + 1;
-            }
-            while (i < e && isSeparator(b[i])) {
-                i++;
-            }
-            if (i < e) {
-                return false;
-            }
-        }
-        replaySet(b, s, e, dimStart, dimEnd, valueStart, valueEnd, flagsStart, flagsEnd);
-        return true;
-    }
+    // ---------------------------------------------------------------- helpers
 
     /** The index of the {@code "} closing a plain quoted word that starts at {@code i}; -1 for none, an escape or a NUL. */
-    private static int closingQuote(byte[] b, int i, int e) {
+    static int closingQuote(byte[] b, int i, int e) {
         for (; i < e; i++) {
             byte c = b[i];
             if (c == '"') {
@@ -1330,131 +1263,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         return -1;
     }
 
-    private static boolean isSeparator(byte c) {
+    static boolean isSeparator(byte c) {
         return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '=';
     }
-
-    private void replaySet(byte[] b, int s, int e, int dimStart, int dimEnd, int valueStart, int valueEnd,
-                           int flagsStart, int flagsEnd) throws StreamProtocolException {
-        if (skipping) {
-            return;
-        }
-        ReceivedChart c = current;
-        if (c == null) {
-            throw error("RSET without RBEGIN", b, s, e);
-        }
-        if (!c.replayPointOpen) {
-            return; // Netdata ignores RSET until a timestamped RBEGIN
-        }
-        int dim = c.dimensions.get(b, dimStart, dimEnd);
-        if (dim < 0) {
-            if (c.dimensionsRefused) {
-                return;
-            }
-            throw error("RSET of a dimension that was not defined in chart " + c.info.id(), b, s, e);
-        }
-        double value = NetdataNumbers.parseDouble(b, valueStart, valueEnd);
-        int flags = StorageNumber.SN_DEFAULT_FLAGS;
-        boolean empty = false;
-        if (flagsEnd > flagsStart) {
-            for (int i = flagsStart; i < flagsEnd; i++) {
-                if (b[i] == 'E') {
-                    empty = true;
-                } else if (b[i] == 'R') {
-                    flags |= StorageNumber.SN_FLAG_RESET;
-                }
-            }
-        }
-        // through the collector: a replayed point moves the chart's collection state, as in Netdata
-        c.collector.replaySet(dim, empty ? Double.NaN : value, flags);
-        c.replayedPoints++;
-        replayedSinceReport++;
-    }
-
-    private void replayDimensionState(byte[] b, int s, int e, int n) throws StreamProtocolException {
-        if (skipping) {
-            return;
-        }
-        ReceivedChart c = current;
-        if (c == null) {
-            throw error("RDSTATE without RBEGIN", b, s, e);
-        }
-        if (n < 6) {
-            throw error("RDSTATE needs 5 values", b, s, e);
-        }
-        int dim = c.dimensions.get(b, words.start(1), words.end(1));
-        if (dim < 0) {
-            if (c.dimensionsRefused) {
-                return;
-            }
-            throw error("RDSTATE of a dimension that was not defined in chart " + c.info.id(), b, s, e);
-        }
-        c.collector.dimensionState(dim,
-                NetdataNumbers.parseUnsigned(b, words.start(2), words.end(2)),
-                NetdataNumbers.parseSigned(b, words.start(3), words.end(3)),
-                NetdataNumbers.parseDouble(b, words.start(4), words.end(4)),
-                NetdataNumbers.parseDouble(b, words.start(5), words.end(5)));
-    }
-
-    private void replayChartState(byte[] b, int s, int e, int n) throws StreamProtocolException {
-        if (skipping) {
-            return;
-        }
-        ReceivedChart c = current;
-        if (c == null) {
-            throw error("RSSTATE without RBEGIN", b, s, e);
-        }
-        if (n < 3) {
-            throw error("RSSTATE needs 2 values", b, s, e);
-        }
-        c.collector.chartState(NetdataNumbers.parseUnsigned(b, words.start(1), words.end(1)),
-                NetdataNumbers.parseUnsigned(b, words.start(2), words.end(2)));
-    }
-
-    private void replayEnd(byte[] b, int s, int e, int n) throws StreamProtocolException {
-        if (skipping) {
-            return;
-        }
-        ReceivedChart c = current;
-        if (c == null) {
-            throw error("REND without RBEGIN", b, s, e);
-        }
-        if (n < 8) {
-            throw error("REND needs 7 values", b, s, e);
-        }
-        long childUpdateEvery = NetdataNumbers.parseSigned(b, words.start(1), words.end(1));
-        long childFirst = NetdataNumbers.parseSigned(b, words.start(2), words.end(2));
-        long childLast = NetdataNumbers.parseSigned(b, words.start(3), words.end(3));
-        boolean start = is(b, words.start(4), words.end(4), W_TRUE);
-        long before = NetdataNumbers.parseSigned(b, words.start(6), words.end(6));
-        if (start && c.replayCoveredTo > 0) {
-            // live data follows: an answer that ended well before its window's end skipped the rest
-            checkForHole(c, before, b, s, e);
-        }
-        c.replayPointOpen = false;
-        int ue = childUpdateEvery > 0 && childUpdateEvery <= 86_400 ? (int) childUpdateEvery : c.info.updateEvery();
-        c.collector.replayEnd(start, ue);
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("{} {}: REND start={} child holds {}..{}, answered {}..{}, {} values replayed in all, stored {}..{}",
-                    host.hostname(), c.info.id(), start, childFirst, childLast,
-                    AsciiNumbers.parseLongC(b, words.start(5), words.end(5)), before, c.replayedPoints,
-                    c.dimensionCount() > 0 ? engine.registry().firstTime(c.metricIds[0], 0) : 0, lastStoredTime(c));
-        }
-        if (start) {
-            c.replicating = false;
-            c.replayCoveredTo = 0;
-            // "true 0 0" answered without a window: nothing to compare the first live point with
-            c.streamingStartedAfter = Math.max(0, before);
-            observer.chartReplicationFinished(c.chartId);
-            return;
-        }
-        // the child did not start streaming: replication says what to ask next
-        ReceiverReplication.Request r = c.replication.stepEnded(before, lastStoredTime(c), childFirst, childLast,
-                c.dimensionCount(), nowMicros.getAsLong() / 1_000_000L);
-        sendReplicationRequest(c, r, childFirst, childLast);
-    }
-
-    // ---------------------------------------------------------------- helpers
 
     private ReceivedChart requireChart(String keyword, byte[] b, int s, int e) throws StreamProtocolException {
         if (current == null) {
@@ -1467,11 +1278,11 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         return AsciiNumbers.string(b, words.start(word), words.end(word));
     }
 
-    private static boolean is(byte[] b, int s, int e, byte[] word) {
+    static boolean is(byte[] b, int s, int e, byte[] word) {
         return AsciiNumbers.equalsAscii(b, s, e, word);
     }
 
-    private StreamProtocolException error(String what, byte[] b, int s, int e) {
+    StreamProtocolException error(String what, byte[] b, int s, int e) {
         int len = Math.min(e - s, 200);
         String text = new String(b, s, len, StandardCharsets.UTF_8) + (e - s > len ? "..." : "");
         return new StreamProtocolException(what + " (line " + lineNumber + ": " + text + ")");

@@ -58,10 +58,11 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
             }
             stats.bytesReceived.add(buf.readableBytes());
             active.lastDataMillis = Clocks.wallMillis();
+            parser.readStarted();
             try {
                 lines.feed(buf, parser);
             } finally {
-                parser.publishStats();
+                parser.readEnded();
             }
             if (parser.disabled()) {
                 LOG.info("{}: the child sent DISABLE; closing its stream", who);

@@ -2,6 +2,10 @@ package io.strata.streaming.wire;
 
 import io.netty.buffer.ByteBuf;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Decoder of raw LZ4 blocks (the block format, not the LZ4 frame format) as a Netdata 1.37.1 child
  * sends them: compressed with {@code LZ4_compress_fast_continue}, so a block's matches may reach up to
@@ -36,6 +40,15 @@ public final class NetdataLz4BlockDecoder {
 
     private static final int MIN_MATCH = 4;
     private static final int RUN_MASK = 15;
+    /**
+     * Literal runs and matches up to this long (most of a text stream's: a number, a dimension id)
+     * are copied as two 8-byte words, as liblz4's wild copy does, instead of a {@code System.arraycopy}
+     * each (whose call costs more than such a copy). The words may run past the run's end, into
+     * output not decoded yet (written over by what follows) and input of the block or after it in
+     * the array (never used as output): only where both arrays have the room.
+     */
+    private static final int SHORT_COPY = 2 * Long.BYTES;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /**
      * Both allocated at the first block: a parent accepts streams that never send one (a child
@@ -119,7 +132,12 @@ public final class NetdataLz4BlockDecoder {
                 throw malformed(ip, srcOffset, len, "literals would make the block decode to more than "
                         + MAX_DECODED_BLOCK_BYTES + " bytes");
             }
-            System.arraycopy(src, ip, out, op, literals);
+            if (literals <= SHORT_COPY && ip <= src.length - SHORT_COPY && op <= out.length - SHORT_COPY) {
+                LONGS.set(out, op, (long) LONGS.get(src, ip));
+                LONGS.set(out, op + Long.BYTES, (long) LONGS.get(src, ip + Long.BYTES));
+            } else {
+                System.arraycopy(src, ip, out, op, literals);
+            }
             ip += literals;
             op += literals;
             if (ip == inputEnd) {
@@ -153,7 +171,13 @@ public final class NetdataLz4BlockDecoder {
                 throw malformed(ip, srcOffset, len, "match would make the block decode to more than "
                         + MAX_DECODED_BLOCK_BYTES + " bytes");
             }
-            copyMatch(out, op - offset, op, matchLength);
+            if (matchLength <= SHORT_COPY && offset >= Long.BYTES && op <= out.length - SHORT_COPY) {
+                // offset >= 8: each word read is output already final (the second may be the first's)
+                LONGS.set(out, op, (long) LONGS.get(out, op - offset));
+                LONGS.set(out, op + Long.BYTES, (long) LONGS.get(out, op - offset + Long.BYTES));
+            } else {
+                copyMatch(out, op - offset, op, matchLength);
+            }
             op += matchLength;
             if (ip == inputEnd) {
                 throw malformed(ip, srcOffset, len, "block ends with a match instead of literals");

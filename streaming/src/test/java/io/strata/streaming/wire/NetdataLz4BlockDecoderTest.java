@@ -123,6 +123,69 @@ class NetdataLz4BlockDecoderTest {
         assertTrue(all.size() > 4 * NetdataLz4BlockDecoder.BUFFER_BYTES, "the buffer moved several times");
     }
 
+    /**
+     * Short literal runs and matches are copied by words that may run past their end: every length
+     * up to past that size, every offset up to past a word, blocks ending at the very end of their
+     * source array and output running up to the end of the decoder's buffer, against the LZ4
+     * semantics spelled out byte by byte.
+     */
+    @Test
+    void shortRunsAndMatchesOfEveryLengthAndOffsetDecodeExactly() throws StreamProtocolException {
+        Random random = new Random(7);
+        NetdataLz4BlockDecoder decoder = new NetdataLz4BlockDecoder();
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        byte[] seed = new byte[64];
+        random.nextBytes(seed);
+        decode(decoder, new Lz4BlockBuilder().last(seed));
+        all.writeBytes(seed);
+        int blocks = 0;
+        for (int literalCount = 0; literalCount <= 20; literalCount++) {
+            for (int offset = 1; offset <= 24; offset++) {
+                for (int matchLength = 4; matchLength <= 20; matchLength++) {
+                    byte[] literals = new byte[literalCount];
+                    random.nextBytes(literals);
+                    byte[] tail = new byte[1 + random.nextInt(18)];
+                    random.nextBytes(tail);
+                    byte[] block = new Lz4BlockBuilder().sequence(literals, offset, matchLength)
+                            .sequence(tail, offset, matchLength).last(tail);
+
+                    byte[] history = all.toByteArray();
+                    byte[] window = Arrays.copyOf(history, history.length + literals.length + tail.length
+                            + 2 * matchLength);
+                    int to = history.length;
+                    to = copySequence(window, to, literals, offset, matchLength);
+                    to = copySequence(window, to, tail, offset, matchLength);
+                    byte[] expected = Arrays.copyOfRange(window, history.length, window.length);
+                    byte[] fullExpected = Arrays.copyOf(expected, expected.length + tail.length);
+                    System.arraycopy(tail, 0, fullExpected, expected.length, tail.length);
+
+                    // the block at the end of a larger array: word reads must stop at the array's end
+                    byte[] src = new byte[block.length + random.nextInt(3)];
+                    int at = src.length - block.length;
+                    System.arraycopy(block, 0, src, at, block.length);
+                    int length = decoder.decode(src, at, block.length);
+                    byte[] got = Arrays.copyOfRange(decoder.buffer(), decoder.offset(), decoder.offset() + length);
+                    assertArrayEquals(fullExpected, got, "literals " + literalCount + " offset " + offset
+                            + " match " + matchLength);
+                    all.writeBytes(got);
+                    blocks++;
+                }
+            }
+        }
+        assertTrue(all.size() > 2 * NetdataLz4BlockDecoder.BUFFER_BYTES,
+                "output ran to the buffer's end several times (" + blocks + " blocks)");
+    }
+
+    /** Writes {@code literals} then a match of {@code length} bytes {@code offset} back at {@code to}, byte by byte. */
+    private static int copySequence(byte[] window, int to, byte[] literals, int offset, int length) {
+        System.arraycopy(literals, 0, window, to, literals.length);
+        to += literals.length;
+        for (int i = 0; i < length; i++) {
+            window[to + i] = window[to + i - offset];
+        }
+        return to + length;
+    }
+
     @Test
     void decodesIndependentBlocksOfLz4Java() throws StreamProtocolException {
         LZ4Compressor compressor = LZ4Factory.fastestInstance().fastCompressor();
