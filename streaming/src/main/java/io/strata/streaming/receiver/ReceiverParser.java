@@ -179,6 +179,17 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         return claimId;
     }
 
+    /**
+     * The stream ended (event loop): replayed points gathered behind their metrics' newest points,
+     * which an answer's {@code REND} would have handed to the engine's past path, are handed on now,
+     * so that an answer cut off by the connection keeps what it delivered.
+     */
+    public void streamEnded() {
+        for (ReceivedChart c : charts) {
+            c.collector.flushPastPoints();
+        }
+    }
+
     public int chartCount() {
         return charts.size();
     }

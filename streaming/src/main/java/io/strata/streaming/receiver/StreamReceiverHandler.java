@@ -132,6 +132,11 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
         registry.unregister(machineGuid, active);
         LOG.info("{}: stream closed ({} charts)", who, parser.chartCount());
         try {
+            parser.streamEnded();
+        } catch (RuntimeException e) {
+            INTERNAL_ERRORS.error("stream close", who + ": replayed points could not be handed to the engine", e);
+        }
+        try {
             parser.observer().closed(closeReason == null ? "connection closed" : closeReason);
         } catch (RuntimeException e) {
             INTERNAL_ERRORS.error("stream listener on close", who + ": the stream listener failed on close", e);

@@ -94,6 +94,23 @@ class ReplayBehindNewerPointsTest {
         }
     }
 
+    @Test
+    void pointsOfAnAnswerCutOffBeforeItsEndAreStoredWhenTheStreamEnds(@TempDir Path dir) throws Exception {
+        try (StorageEngine engine = StorageEngine.open(EngineConfig.defaults(dir))) {
+            ReceiverParser p = parser(engine);
+            feed(p, DEFINITION + answer(T - 3000, T - 2001, false, 0, 0));
+            engine.flush();
+            feed(p, answer(T - 1000, T, true, 0, 0));
+            int metric = metric(engine);
+            // a peer's copy of the hole whose connection ends before its REND
+            String cut = answer(T - 2000, T - 1001, false, 0, 0);
+            feed(p, cut.substring(0, cut.lastIndexOf("REND")));
+            p.streamEnded();
+            engine.flush();
+            assertSame(expected(), values(engine, metric), "the points received before the stream ended are stored");
+        }
+    }
+
     /** Equal lists, or a failure that names the first difference and the counts (not 3 000 points). */
     private static void assertSame(List<String> want, List<String> got, String what) {
         for (int i = 0; i < Math.min(want.size(), got.size()); i++) {
