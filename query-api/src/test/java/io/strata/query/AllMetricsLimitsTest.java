@@ -144,6 +144,15 @@ class AllMetricsLimitsTest {
     }
 
     @Test
+    void collectedValuesNotCollectedSinceTheServersLastScrapeAreLeftOut() throws Exception {
+        String first = get("format=prometheus&server=stale&source=as-collected&filter=mixed.chart_name");
+        assertTrue(first.contains("\nnetdata_mixed_ctx_down_total{"), first);
+        // the same server again at the same second: nothing was collected since its last scrape
+        String again = get("format=prometheus&server=stale&source=as-collected&filter=mixed.chart_name");
+        assertFalse(again.contains("mixed_ctx"), again);
+    }
+
+    @Test
     void unknownFormatIsRefusedWithNetdatasText() throws Exception {
         HttpResponse<String> r = server.get("/host/" + LONG + "/api/v1/allmetrics?format=xml");
         assertEquals(400, r.statusCode());

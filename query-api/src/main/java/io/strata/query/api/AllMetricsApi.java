@@ -310,6 +310,10 @@ public final class AllMetricsApi {
                         latest.read(engine, m);
                         value = latest.value;
                         time = latest.time;
+                        if (time < after) {
+                            // 1.37.1 leaves out a dimension not collected since the server's last scrape
+                            continue;
+                        }
                     } else {
                         long ue = Math.max(1, c.info().updateEvery());
                         long[] w = exportingWindow(engine, m, ue, after, now);
