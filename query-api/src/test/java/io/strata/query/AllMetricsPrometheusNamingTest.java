@@ -65,7 +65,7 @@ class AllMetricsPrometheusNamingTest {
     }
 
     private static String get(String query) throws Exception {
-        return server.get("/host/ndq-child/api/v1/allmetrics?format=prometheus&filter=disk*.dm-0&timestamps=no"
+        return server.get("/host/ndq-child/api/v1/allmetrics?format=prometheus&filter=disk*.vg0-root&timestamps=no"
                 + query).body();
     }
 

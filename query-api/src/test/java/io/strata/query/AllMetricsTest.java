@@ -171,7 +171,7 @@ class AllMetricsTest {
         String sumHelp = server.get("/api/v1/allmetrics?format=prometheus&server=s3&source=sum&filter=system.cpu"
                 + "&types=yes").body();
         assertTrue(sumHelp.contains("# TYPE netdata_system_cpu_sum gauge\n"), sumHelp);
-        String raw = server.get("/api/v1/allmetrics?format=prometheus&source=as-collected&filter=system.cpu"
+        String raw = server.get("/api/v1/allmetrics?format=prometheus&server=raw&source=as-collected&filter=system.cpu"
                 + "&timestamps=no").body();
         // collected values are named without units, counters (system.cpu's incremental dimensions)
         // with _total; the value is the newest stored one (Netdata prints the raw collected counter)

@@ -6,6 +6,7 @@ import io.strata.engine.page.StorageNumber;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.query.catalog.ChartView;
 import io.strata.query.catalog.HostView;
+import io.strata.query.http.ApiError;
 import io.strata.query.http.ApiRequest;
 import io.strata.query.http.ApiResponse;
 import io.strata.query.http.ContentTypes;
@@ -13,8 +14,9 @@ import io.strata.query.http.QueryString;
 import io.strata.query.text.Out;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -37,11 +39,19 @@ public final class AllMetricsApi {
     /** The Prometheus exporter's {@code update every} (Netdata's {@code EXPORTING_UPDATE_EVERY_DEFAULT}). */
     static final long EXPORTER_UPDATE_EVERY = 10;
 
+    /** 1.37.1's answer (400, text/plain) to a format it does not know. */
+    static final String UNKNOWN_FORMAT =
+            "Which format? 'shell', 'prometheus', 'prometheus_all_hosts' and 'json' are currently supported.";
+
+    /** Netdata's {@code PROMETHEUS_ELEMENT_MAX}: bytes of a name part or a label value. */
+    static final int PROMETHEUS_ELEMENT_MAX = 256;
+
     private AllMetricsApi() {
     }
 
     public static ApiResponse allMetrics(ApiRequest req) throws IOException {
         QueryString q = req.query();
+        // an empty value is no value (Netdata skips it), so a format= alone keeps the default
         String format = q.get("format");
         if (format == null) {
             format = "shell";
@@ -63,16 +73,27 @@ public final class AllMetricsApi {
                 prometheus(req, o, filter, req.catalog().hosts(), true);
                 type = ContentTypes.PROMETHEUS;
             }
-            default -> {
+            case "shell" -> {
                 shell(req, o, filter);
                 type = ContentTypes.TEXT_PLAIN;
             }
+            default -> throw ApiError.badRequest(UNKNOWN_FORMAT);
         }
         return ApiResponse.ok(type, o.toByteBuf(), ApiResponse.Caching.NO_CACHE);
     }
 
+    /** The json format's filter: a chart's id or its name. */
     private static boolean selected(SimplePattern filter, ChartView c) {
         return filter.isEmpty() || filter.matches(c.id()) || filter.matches(c.name());
+    }
+
+    /**
+     * The shell and prometheus formats' filter: a chart's name only ({@code allmetrics_shell.c};
+     * prometheus.c's {@code is_matches_rrdset} with the exporter's default {@code send names
+     * instead of ids = yes}, whatever the request's {@code names=}).
+     */
+    private static boolean selectedByName(SimplePattern filter, ChartView c) {
+        return filter.isEmpty() || filter.matches(c.name());
     }
 
     /** The newest stored value of a metric and its time; NaN and 0 when it has none. */
@@ -106,7 +127,7 @@ public final class AllMetricsApi {
         StorageEngine engine = req.context().engine();
         Latest latest = new Latest();
         for (ChartView c : req.host().charts()) {
-            if (!selected(filter, c)) {
+            if (!selectedByName(filter, c)) {
                 continue;
             }
             o.a("\n# chart: ").utf8(c.id()).a(" (name: ").utf8(c.name()).a(")\n");
@@ -201,22 +222,19 @@ public final class AllMetricsApi {
 
     // ---- prometheus ---------------------------------------------------------------------------
 
-    private enum Source { AVERAGE, SUM, AS_COLLECTED }
+    enum Source { AVERAGE, SUM, AS_COLLECTED }
 
     private static void prometheus(ApiRequest req, Out o, SimplePattern filter, List<HostView> hosts,
                                    boolean allHosts) throws IOException {
         QueryString q = req.query();
-        Source source = switch (String.valueOf(q.get("source")).toLowerCase(Locale.ROOT)) {
-            case "as-collected", "as collected", "raw" -> Source.AS_COLLECTED;
-            case "sum", "volume" -> Source.SUM;
-            default -> Source.AVERAGE;
-        };
+        Source source = dataSource(q);
         boolean help = yes(q.get("help"), false);
         boolean types = yes(q.get("types"), false);
         boolean timestamps = yes(q.get("timestamps"), true);
         boolean names = yes(q.get("names"), true);
         boolean hideUnits = yes(q.get("hideunits"), false);
         boolean oldUnits = yes(q.get("oldunits"), false);
+        // written as given: Netdata neither checks nor sanitises it
         String prefix = q.get("prefix") != null ? q.get("prefix") : "netdata";
         String server = q.get("server") != null ? q.get("server") : netdataClientName(req.client());
         long now = req.context().nowSeconds();
@@ -247,15 +265,19 @@ public final class AllMetricsApi {
                     .integer(now).a("\n\n");
         }
         for (HostView host : hosts) {
-            sanitize(o, prefix);
-            o.a("_info{instance=").jsonString(labelValue(host.hostname()))
-                    .a(",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
+            // 1.37.1 names it netdata_info whatever the prefix
+            o.a("netdata_info{instance=\"");
+            labelCopy(o, host.hostname());
+            o.a("\",application=\"netdata\",version=\"").a(InfoApi.NETDATA_VERSION).ch('"');
             Map<String, String> labels = host.info() == null ? Map.of() : host.info().labels();
             for (Map.Entry<String, String> e : labels.entrySet()) {
-                if (exported(e.getKey())) {
+                // format_prometheus_label_callback: a label whose name or value copies to nothing is left out
+                if (exported(e.getKey()) && !e.getKey().isEmpty() && !e.getValue().isEmpty()) {
                     o.ch(',');
-                    sanitize(o, e.getKey());
-                    o.ch('=').jsonString(labelValue(e.getValue()));
+                    nameCopy(o, e.getKey(), PROMETHEUS_ELEMENT_MAX);
+                    o.a("=\"");
+                    labelCopy(o, e.getValue());
+                    o.ch('"');
                 }
             }
             o.a("} 1");
@@ -264,17 +286,19 @@ public final class AllMetricsApi {
             }
             o.ch('\n');
             for (ChartView c : host.charts()) {
-                if (!selected(filter, c)) {
+                if (!selectedByName(filter, c)) {
                     continue;
                 }
                 // the chart and dimensions by name, or by id with names=no (PROMETHEUS_OUTPUT_NAMES)
                 String chart = names ? c.name() : c.id();
-                String units = withUnits ? prometheusUnits(c.info().units(), oldUnits) : "";
+                // averages carry their units, as prometheus_units_copy writes them
+                byte[] units = withUnits ? unitsCopy(prometheusUnits(c.info().units(), oldUnits)) : NO_BYTES;
                 if (help) {
+                    // comments print the names as they are, neither cut nor escaped
                     o.a("\n# COMMENT ").a(source != Source.AS_COLLECTED || c.homogeneous() ? "homogeneous"
-                            : "heterogeneous").a(" chart ")
-                            .jsonString(chart).a(", context ").jsonString(c.info().context()).a(", family ")
-                            .jsonString(c.info().family()).a(", units ").jsonString(c.info().units()).ch('\n');
+                            : "heterogeneous").a(" chart \"")
+                            .utf8(chart).a("\", context \"").utf8(c.info().context()).a("\", family \"")
+                            .utf8(c.info().family()).a("\", units \"").utf8(c.info().units()).a("\"\n");
                 }
                 // only collected values differ in kind between dimensions; averages and sums are all alike
                 boolean homogeneous = source != Source.AS_COLLECTED || c.homogeneous();
@@ -286,6 +310,10 @@ public final class AllMetricsApi {
                         latest.read(engine, m);
                         value = latest.value;
                         time = latest.time;
+                        if (time < after) {
+                            // 1.37.1 leaves out a dimension not collected since the server's last scrape
+                            continue;
+                        }
                     } else {
                         long ue = Math.max(1, c.info().updateEvery());
                         long[] w = exportingWindow(engine, m, ue, after, now);
@@ -314,9 +342,9 @@ public final class AllMetricsApi {
                         o.a("# COMMENT ");
                         metricName(o, prefix, c, metricDimension, units, metricSuffix);
                         if (source == Source.AS_COLLECTED) {
-                            o.a(": chart ").jsonString(chart).a(", context ").jsonString(c.info().context())
-                                    .a(", family ").jsonString(c.info().family()).a(", dimension ").jsonString(dim)
-                                    .a(", value * ");
+                            o.a(": chart \"").utf8(chart).a("\", context \"").utf8(c.info().context())
+                                    .a("\", family \"").utf8(c.info().family()).a("\", dimension \"").utf8(dim)
+                                    .a("\", value * ");
                             if (prometheusCollector) {
                                 o.a("1 / 1");
                             } else {
@@ -325,7 +353,7 @@ public final class AllMetricsApi {
                             o.a(counter ? " delta gives " : " gives ").utf8(c.info().units())
                                     .a(counter ? " (counter)\n" : " (gauge)\n");
                         } else {
-                            o.a(": dimension ").jsonString(dim).a(", value is ").utf8(c.info().units())
+                            o.a(": dimension \"").utf8(dim).a("\", value is ").utf8(c.info().units())
                                     .a(", gauge, dt ").integer(after).a(" to ").integer(time).a(" inclusive\n");
                         }
                     }
@@ -335,13 +363,21 @@ public final class AllMetricsApi {
                         o.a(counter ? " counter\n" : " gauge\n");
                     }
                     metricName(o, prefix, c, metricDimension, units, metricSuffix);
-                    o.a("{chart=").jsonString(labelValue(chart)).a(",family=")
-                            .jsonString(labelValue(c.info().family()));
+                    o.a("{chart=\"");
+                    labelCopy(o, chart);
+                    o.a("\",family=\"");
+                    labelCopy(o, c.info().family());
+                    o.ch('"');
                     if (homogeneous) {
-                        o.a(",dimension=").jsonString(labelValue(dim));
+                        o.a(",dimension=\"");
+                        labelCopy(o, dim);
+                        o.ch('"');
                     }
                     if (allHosts) {
-                        o.a(",instance=").jsonString(labelValue(host.hostname()));
+                        // the hostname is at most PROMETHEUS_ELEMENT_MAX bytes: PROMETHEUS_LABELS_MAX never cuts it
+                        o.a(",instance=\"");
+                        labelCopy(o, host.hostname());
+                        o.ch('"');
                     }
                     o.a("} ").fixed(value, 7);
                     if (timestamps) {
@@ -441,37 +477,116 @@ public final class AllMetricsApi {
      * values, {@code units} unless empty ({@code %} as {@code percent}, a trailing {@code /s} as
      * {@code persec}), source.
      */
-    static void metricName(Out o, String prefix, ChartView c, String dimension, String units, String suffix) {
-        sanitize(o, prefix);
+    static void metricName(Out o, String prefix, ChartView c, String dimension, byte[] units, String suffix) {
+        o.utf8(prefix);
         o.ch('_');
-        sanitize(o, c.info().context());
+        nameCopy(o, c.info().context(), PROMETHEUS_ELEMENT_MAX);
         if (dimension != null) {
             o.ch('_');
-            sanitize(o, dimension);
+            nameCopy(o, dimension, PROMETHEUS_ELEMENT_MAX);
         }
-        if (units.equals("%")) {
-            o.a("_percent");
-        } else if (units.endsWith("/s") && units.length() > 2) {
-            o.ch('_');
-            sanitize(o, units.substring(0, units.length() - 2));
-            o.a("_persec");
-        } else if (!units.isEmpty()) {
-            o.ch('_');
-            sanitize(o, units);
+        for (byte b : units) {
+            o.raw(b);
         }
         o.a(suffix);
     }
 
-    /** Writes {@code s} as a Prometheus name part: letters, digits and underscores only. */
-    static void sanitize(Out o, String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            o.ch(c < 128 && (Character.isLetterOrDigit(c) || c == '_') ? c : '_');
+    private static final byte[] NO_BYTES = {};
+
+    /**
+     * {@code prometheus_name_copy}: the first {@code usable} bytes of {@code s}'s UTF-8, each an
+     * ASCII letter or digit kept, any other byte (a multi-byte character: each of its bytes) an
+     * underscore.
+     */
+    static void nameCopy(Out o, String s, int usable) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        for (int n = 0; n < b.length && n < usable; n++) {
+            o.raw(alnum(b[n]) ? b[n] : '_');
         }
     }
 
-    /** A label value is written as a JSON string; only backslash, quote and newline need escaping, which that does. */
-    private static String labelValue(String s) {
-        return s.replace('\r', ' ');
+    private static boolean alnum(byte c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z';
+    }
+
+    /**
+     * {@code prometheus_label_copy} at {@link #PROMETHEUS_ELEMENT_MAX}: {@code s}'s UTF-8 bytes as
+     * they are, a backslash before each {@code "}, {@code \} and newline (a newline stays a
+     * newline), until 255 bytes are written, escapes counted; the cut may fall inside a UTF-8
+     * sequence, as Netdata's does.
+     */
+    static void labelCopy(Out o, String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        int usable = PROMETHEUS_ELEMENT_MAX - 1;
+        int n = 0;
+        for (int i = 0; i < b.length && n < usable; i++, n++) {
+            byte c = b[i];
+            if (c == '"' || c == '\\' || c == '\n') {
+                o.raw('\\');
+                n++;
+            }
+            o.raw(c);
+        }
+    }
+
+    /**
+     * {@code prometheus_units_copy} at {@link #PROMETHEUS_ELEMENT_MAX}: an underscore and the
+     * units as a name part, {@code %} alone as {@code _percent}, a trailing {@code /s} as
+     * {@code _persec}; empty units leave the underscore alone.
+     */
+    static byte[] unitsCopy(String units) {
+        byte[] s = units.getBytes(StandardCharsets.UTF_8);
+        int usable = PROMETHEUS_ELEMENT_MAX;
+        byte[] d = new byte[usable + 1];
+        int di = 0;
+        d[di++] = '_';
+        int n = 1;
+        for (int si = 0; si < s.length && n < usable; si++, n++) {
+            d[di++] = alnum(s[si]) ? s[si] : (byte) '_';
+        }
+        byte[] tail = null;
+        if (n == 2 && s[0] == '%') {
+            n = 0;
+            di = 0;
+            tail = "_percent".getBytes(StandardCharsets.US_ASCII);
+        } else if (n > 3 && s[n - 3] == '/' && s[n - 2] == 's') {
+            n -= 2;
+            di -= 2;
+            tail = "_persec".getBytes(StandardCharsets.US_ASCII);
+        }
+        if (tail != null) {
+            for (int t = 0; t < tail.length && n < usable; t++, n++) {
+                d[di++] = tail[t];
+            }
+        }
+        return Arrays.copyOf(d, di);
+    }
+
+    /**
+     * The data source: the last of Netdata's six parameter names for it ({@code data},
+     * {@code source}, {@code data source}, {@code data-source}, {@code data_source},
+     * {@code datasource}) wins; a value Netdata does not know (it compares case-sensitively) leaves
+     * the one before, at first the exporter's default, average ({@code exporting_parse_data_source}).
+     */
+    static Source dataSource(QueryString q) {
+        Source source = Source.AVERAGE;
+        for (int i = 0; i < q.size(); i++) {
+            switch (q.name(i)) {
+                case "data", "source", "data source", "data-source", "data_source", "datasource" -> {
+                    switch (q.value(i)) {
+                        case "raw", "as collected", "as-collected", "as_collected", "ascollected" ->
+                                source = Source.AS_COLLECTED;
+                        case "average" -> source = Source.AVERAGE;
+                        case "sum", "volume" -> source = Source.SUM;
+                        default -> {
+                            // Netdata logs it and keeps what it had
+                        }
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        return source;
     }
 }

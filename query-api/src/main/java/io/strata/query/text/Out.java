@@ -79,6 +79,12 @@ public final class Out {
         return this;
     }
 
+    /** One byte as it is (a cut UTF-8 sequence where Netdata writes one). */
+    public Out raw(int b) {
+        put(b);
+        return this;
+    }
+
     /** Any text, UTF-8 encoded, not escaped. */
     public Out utf8(CharSequence s) {
         int n = s.length();
