@@ -33,6 +33,10 @@ import io.strata.engine.time.Clocks;
 public final class ChaosRunner {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    /** How long the quiet catch-up watches holes no request fills stay the same before it gives up on them. */
+    static final int SETTLED_SECONDS = 30;
+    /** Holes named in the quiet catch-up's failure. */
+    static final int QUIET_LAG_LINES = 20;
 
     private final ChaosOptions o;
     private final PrintStream log;
@@ -189,17 +193,28 @@ public final class ChaosRunner {
         long quietStart = System.nanoTime();
         boolean caughtUp = false;
         long quietDeadline = quietStart + TimeUnit.SECONDS.toNanos(o.maxCatchUpSeconds());
+        QuietLag lag = null;
+        QuietLag settled = null;
+        long settledSince = 0;
         while (System.nanoTime() < quietDeadline) {
-            if (allCaughtUp(cluster, windowStart, windowEnd)) {
+            lag = quietLag(cluster, windowStart, windowEnd);
+            if (lag.lines().isEmpty()) {
                 caughtUp = true;
+                break;
+            }
+            // holes behind the newest second their parent holds, unchanged for a while: no request
+            // will fill them, and waiting longer cannot end the catch-up
+            if (!lag.onlyBehindNewest() || !lag.equals(settled)) {
+                settled = lag.onlyBehindNewest() ? lag : null;
+                settledSince = System.nanoTime();
+            } else if (System.nanoTime() - settledSince >= TimeUnit.SECONDS.toNanos(SETTLED_SECONDS)) {
                 break;
             }
             Thread.sleep(1000);
         }
         report.quietCatchUpSeconds = (System.nanoTime() - quietStart) / 1e9;
         if (!caughtUp) {
-            problem("the parents did not agree on every child's first chart within " + o.maxCatchUpSeconds()
-                    + " s of quiet");
+            problem(quietCatchUpFailure(lag, windowStart, windowEnd, report.quietCatchUpSeconds));
         }
         monitors.shutdown();
         monitors.awaitTermination(o.maxCatchUpSeconds(), TimeUnit.SECONDS);
@@ -344,27 +359,65 @@ public final class ChaosRunner {
         return true;
     }
 
-    /** Every parent holds, of every child's first chart, as many seconds as the child and every other parent. */
-    private static boolean allCaughtUp(ChaosCluster cluster, long from, long to) {
+    /**
+     * What the quiet catch-up found at one look, per child's first chart: the parents' holes
+     * ({@link QuietCatchUp}) and what could not be read; empty when every parent holds every second
+     * of it that the child or another parent holds. {@code onlyBehindNewest}: every line is a hole
+     * behind the newest second its parent holds, which no request fills.
+     */
+    record QuietLag(List<String> lines, boolean onlyBehindNewest) {
+    }
+
+    private static QuietLag quietLag(ChaosCluster cluster, long from, long to) throws InterruptedException {
+        List<String> lines = new ArrayList<>();
+        boolean onlyBehind = true;
+        List<String> parentNames = cluster.parents.stream().map(p -> p.name).toList();
         for (ChaosNode child : cluster.children) {
+            String host = child.kind == ChaosNode.Kind.NETDATA_CHILD ? null : child.name;
+            String chart = "(its chart list)";
+            ChaosNode reading = child;
             try {
-                String chart = Series.charts(child, child.kind == ChaosNode.Kind.NETDATA_CHILD ? null : child.name)
-                        .get(0);
-                int own = Series.fetch(child, child.kind == ChaosNode.Kind.NETDATA_CHILD ? null : child.name, chart,
-                        from, to).valued();
-                int first = -1;
+                chart = Series.charts(child, host).get(0);
+                Series own = Series.fetch(child, host, chart, from, to);
+                List<Series> onParents = new ArrayList<>();
                 for (ChaosNode p : cluster.parents) {
-                    int v = Series.fetch(p, child.name, chart, from, to).valued();
-                    if (v < own || (first >= 0 && v != first)) {
-                        return false;
-                    }
-                    first = v;
+                    reading = p;
+                    onParents.add(Series.fetch(p, child.name, chart, from, to));
                 }
-            } catch (IOException | InterruptedException | RuntimeException e) {
-                return false;
+                for (QuietCatchUp.Hole h : QuietCatchUp.holes(own, parentNames, onParents)) {
+                    lines.add(child.name + " " + chart + ": " + h.describe());
+                    onlyBehind &= h.behindNewest();
+                }
+            } catch (IOException | RuntimeException e) {
+                lines.add(child.name + " " + chart + ": " + reading.name + " did not answer: " + e.getMessage());
+                onlyBehind = false;
             }
         }
-        return true;
+        return new QuietLag(List.copyOf(lines), onlyBehind && !lines.isEmpty());
+    }
+
+    /** The quiet catch-up's failure: what it waited for, what it found last, and whether waiting could end it. */
+    static String quietCatchUpFailure(QuietLag lag, long from, long to, double waited) {
+        StringBuilder b = new StringBuilder(String.format("the parents did not catch up in %.0f s of quiet: the wait"
+                + " was for every parent to hold every second in (%d, %d] of each child's first chart that the child"
+                + " or another parent holds", waited, from, to));
+        if (lag == null) {
+            return b.append("; nothing was read").toString();
+        }
+        b.append(lag.onlyBehindNewest()
+                ? "; the wait ended early: every hole left lies behind the newest second its parent holds, unchanged for "
+                + SETTLED_SECONDS + " s, and no replication request fills such a hole (a parent asks from its newest"
+                + " second; docs/chaos.md, finding 6). Left:"
+                : "; left at the end:");
+        int shown = 0;
+        for (String l : lag.lines()) {
+            if (shown++ == QUIET_LAG_LINES) {
+                b.append("\n  ... and ").append(lag.lines().size() - QUIET_LAG_LINES).append(" more");
+                break;
+            }
+            b.append("\n  ").append(l);
+        }
+        return b.toString();
     }
 
     /** A node that died without a fault is a finding: recorded, and started again so that the run goes on. */

@@ -24,8 +24,11 @@ import java.util.SortedSet;
  * Excepted, counted apart with their reason: the seconds of a child's clock shift (a child restarted
  * with its clock ahead stamps seconds that its next life collects again: its own engine refuses them
  * the second time and does not stream them, so a parent that lacked the first life's seconds holds a
- * gap there; docs/chaos.md, finding 3) and a child's last second
- * before its SIGKILL (which it may not have sent).
+ * gap there; docs/chaos.md, finding 3), a child's last second before its SIGKILL (which it may not
+ * have sent), a second the child lost from its memory at a later SIGKILL, and a real Netdata
+ * child's first second of a chart (its {@code first_entry}) when no parent holds it: 1.37.1 never
+ * replays that second ({@link #FIRST_SECOND_NOT_REPLAYED}), so it lives only in the live stream,
+ * which a fault can cut. A Strata child's first second, or one some parents hold, is not excepted.
  */
 final class ReplicaCheck {
 
@@ -36,6 +39,15 @@ final class ReplicaCheck {
     static final int PIECE = 3600;
     /** Charts per child whose queries are compared byte for byte (all a Strata child's; a Netdata child's first). */
     static final int BYTE_CHARTS = 20;
+    /**
+     * The reason of a real Netdata child's first second of a chart that no parent holds: a 1.37.1
+     * child clamps a replication request to its chart's first entry and sends the points after it,
+     * so that second reaches a parent only in the live stream (docs/replication.md, "A chart's
+     * first seconds"; docs/chaos.md, finding 7).
+     */
+    static final String FIRST_SECOND_NOT_REPLAYED = "a Netdata 1.37.1 child's first second of a chart, on no parent"
+            + " (its replication answers start after a chart's first entry: docs/replication.md, A chart's first"
+            + " seconds)";
 
     long checked;
     long missing;
@@ -55,31 +67,32 @@ final class ReplicaCheck {
 
     void run(ChaosCluster cluster, long after, long before, Map<String, ChildHistory> history)
             throws InterruptedException {
+        List<String> parentNames = cluster.parents.stream().map(p -> p.name).toList();
         for (ChaosNode child : cluster.children) {
             ChildHistory h = history.getOrDefault(child.name, new ChildHistory(List.of(), List.of()));
             boolean netdata = child.kind == ChaosNode.Kind.NETDATA_CHILD;
-            List<String> charts;
+            Map<String, Long> charts;
             try {
-                charts = Series.charts(child, netdata ? null : child.name);
+                charts = Series.firstEntries(child, netdata ? null : child.name);
             } catch (IOException e) {
                 unreadable.put(child.name, "its chart list: " + e.getMessage());
                 continue;
             }
             int bytesCharts = 0;
-            for (String chart : charts) {
+            for (Map.Entry<String, Long> chart : charts.entrySet()) {
                 for (long a = after; a < before; a += PIECE) {
                     long b = Math.min(before, a + PIECE);
-                    compare(cluster, child, netdata, chart, a, b, h);
+                    compare(cluster, parentNames, child, netdata, chart.getKey(), chart.getValue(), a, b, h);
                 }
                 if (bytesCharts++ < (netdata ? BYTE_CHARTS : Integer.MAX_VALUE)) {
-                    sameBytes(cluster, child.name, chart, after, before);
+                    sameBytes(cluster, child.name, chart.getKey(), after, before);
                 }
             }
         }
     }
 
-    private void compare(ChaosCluster cluster, ChaosNode child, boolean netdata, String chart, long a, long b,
-                         ChildHistory h) throws InterruptedException {
+    private void compare(ChaosCluster cluster, List<String> parentNames, ChaosNode child, boolean netdata,
+                         String chart, long firstEntry, long a, long b, ChildHistory h) throws InterruptedException {
         Series truth;
         try {
             truth = Series.fetch(child, netdata ? null : child.name, chart, a, b);
@@ -96,6 +109,19 @@ final class ReplicaCheck {
                 return;
             }
         }
+        compare(child.name, netdata, chart, firstEntry, h, truth, parentNames, onParents);
+    }
+
+    /**
+     * One chart of one child over (truth.after, truth.before]: the child's own answer ({@code truth})
+     * against each parent's ({@code onParents}, in the order of {@code parentNames}).
+     * {@code firstEntry} is the chart's first second in the child's own engine (its
+     * {@code /api/v1/charts} {@code first_entry}; 0 when unknown).
+     */
+    void compare(String child, boolean netdata, String chart, long firstEntry, ChildHistory h, Series truth,
+                 List<String> parentNames, List<Series> onParents) {
+        long a = truth.after;
+        long b = truth.before;
         SortedSet<String> dims = new TreeSet<>(truth.dimensions());
         for (Series p : onParents) {
             dims.addAll(p.dimensions());
@@ -105,6 +131,12 @@ final class ReplicaCheck {
                 double tv = truth.at(dim, t);
                 String shift = shiftAt(h, t);
                 if (!Double.isNaN(tv)) {
+                    if (netdata && shift == null && t == firstEntry && onNone(onParents, dim, t)) {
+                        for (int p = 0; p < onParents.size(); p++) {
+                            except(FIRST_SECOND_NOT_REPLAYED);
+                        }
+                        continue;
+                    }
                     for (int p = 0; p < onParents.size(); p++) {
                         double pv = onParents.get(p).at(dim, t);
                         if (shift != null) {
@@ -114,13 +146,13 @@ final class ReplicaCheck {
                         checked++;
                         if (Double.isNaN(pv)) {
                             missing++;
-                            gap(cluster.parents.get(p), child, t);
-                            note(child.name + " " + chart + " " + dim + " at " + t + ": the child has " + tv + ", "
-                                    + cluster.parents.get(p).name + " nothing");
+                            gap(parentNames.get(p), child, t);
+                            note(child + " " + chart + " " + dim + " at " + t + ": the child has " + tv + ", "
+                                    + parentNames.get(p) + " nothing");
                         } else if (!same(tv, pv)) {
                             different++;
-                            note(child.name + " " + chart + " " + dim + " at " + t + ": the child has " + tv + ", "
-                                    + cluster.parents.get(p).name + " " + pv);
+                            note(child + " " + chart + " " + dim + " at " + t + ": the child has " + tv + ", "
+                                    + parentNames.get(p) + " " + pv);
                         }
                     }
                     if (shift == null) {
@@ -140,8 +172,7 @@ final class ReplicaCheck {
                             firstAt = p;
                         } else if (!same(first, pv)) {
                             different++;
-                            note(child.name + " " + chart + " " + dim + " at " + t + ": " + cluster.parents.get(firstAt)
-                                    .name + " has " + first + ", " + cluster.parents.get(p).name + " " + pv);
+                            note(child + " " + chart + " " + dim + " at " + t + ": " + parentNames.get(firstAt) + " has " + first + ", " + parentNames.get(p) + " " + pv);
                         }
                     }
                 }
@@ -157,11 +188,11 @@ final class ReplicaCheck {
                         List<String> lacking = new ArrayList<>();
                         for (int p = 0; p < onParents.size(); p++) {
                             if (Double.isNaN(onParents.get(p).at(dim, t))) {
-                                lacking.add(cluster.parents.get(p).name);
-                                gap(cluster.parents.get(p), child, t);
+                                lacking.add(parentNames.get(p));
+                                gap(parentNames.get(p), child, t);
                             }
                         }
-                        note(child.name + " " + chart + " " + dim + " at " + t + ": " + holding + " of "
+                        note(child + " " + chart + " " + dim + " at " + t + ": " + holding + " of "
                                 + onParents.size() + " parents hold it (" + first + "), not " + lacking
                                 + ", nor the child");
                     }
@@ -172,7 +203,7 @@ final class ReplicaCheck {
                         except("in the child's memory at a later SIGKILL (docs/format/README.md, Crash consistency)");
                     } else if (!netdata) {
                         childEngineMissing++;
-                        note(child.name + " " + chart + " " + dim + " at " + t + ": the parents hold " + first
+                        note(child + " " + chart + " " + dim + " at " + t + ": the parents hold " + first
                                 + ", the child's own engine nothing, and it was not killed after");
                     }
                 }
@@ -226,8 +257,8 @@ final class ReplicaCheck {
         }
     }
 
-    private void gap(ChaosNode parent, ChaosNode child, long t) {
-        gaps.computeIfAbsent(parent.name + " lacks " + child.name, k -> new TreeSet<>()).add(t);
+    private void gap(String parent, String child, long t) {
+        gaps.computeIfAbsent(parent + " lacks " + child, k -> new TreeSet<>()).add(t);
     }
 
     /** The gaps as ranges of seconds, e.g. {@code chaos-parent-1 lacks chaos-child-1: 1795733348-1795733397 (50 s)}. */
@@ -255,6 +286,15 @@ final class ReplicaCheck {
 
     private static String excerpt(String body, int at) {
         return body.substring(Math.max(0, at - 40), Math.min(body.length(), at + 60)).replace('\n', ' ');
+    }
+
+    private static boolean onNone(List<Series> onParents, String dim, long t) {
+        for (Series p : onParents) {
+            if (!Double.isNaN(p.at(dim, t))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean same(double a, double b) {

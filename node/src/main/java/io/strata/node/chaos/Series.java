@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Every second of (after, before] of one chart as one node answers it through Netdata's
@@ -29,6 +30,21 @@ final class Series {
     private Series(long after, long before) {
         this.after = after;
         this.before = before;
+    }
+
+    /**
+     * A series of the given values, one array per dimension, index i the second {@code after + 1 + i}
+     * (NaN: no value); what {@link #fetch} builds from an answer.
+     */
+    static Series of(long after, long before, Map<String, double[]> values) {
+        Series s = new Series(after, before);
+        values.forEach((dim, v) -> {
+            if (v.length != before - after) {
+                throw new IllegalArgumentException(dim + ": " + v.length + " values for " + (before - after) + " s");
+            }
+            s.byDimension.put(dim, v.clone());
+        });
+        return s;
     }
 
     static Series fetch(ChaosNode node, String host, String chart, long after, long before)
@@ -74,16 +90,24 @@ final class Series {
 
     /** The chart ids of a host ({@code host} null: the node's own) collected every second. */
     static List<String> charts(ChaosNode node, String host) throws IOException, InterruptedException {
+        return new ArrayList<>(firstEntries(node, host).keySet());
+    }
+
+    /**
+     * The charts of a host ({@code host} null: the node's own) collected every second, in the order
+     * of their ids, each with its first second in that node's engine (the chart's {@code first_entry}
+     * in {@code /api/v1/charts}; 0 when the answer has none).
+     */
+    static Map<String, Long> firstEntries(ChaosNode node, String host) throws IOException, InterruptedException {
         JsonNode charts = JSON.readTree(node.fetch((host == null ? "" : "/host/" + host) + "/api/v1/charts"))
                 .get("charts");
-        List<String> out = new ArrayList<>();
+        Map<String, Long> out = new TreeMap<>();
         Iterator<String> it = charts.fieldNames();
         it.forEachRemaining(id -> {
             if (charts.get(id).path("update_every").asInt() == 1) {
-                out.add(id);
+                out.put(id, charts.get(id).path("first_entry").asLong(0));
             }
         });
-        out.sort(String::compareTo);
         return out;
     }
 
@@ -111,6 +135,27 @@ final class Series {
         double[] v = byDimension.get(dimension);
         int i = (int) (t - after - 1);
         return v == null || i < 0 || i >= v.length ? Double.NaN : v[i];
+    }
+
+    /** Whether any dimension has a value at second {@code t}. */
+    boolean holds(long t) {
+        for (double[] v : byDimension.values()) {
+            int i = (int) (t - after - 1);
+            if (i >= 0 && i < v.length && !Double.isNaN(v[i])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The newest second with a value in any dimension, or {@link #after} when none. */
+    long newest() {
+        for (long t = before; t > after; t--) {
+            if (holds(t)) {
+                return t;
+            }
+        }
+        return after;
     }
 
     /** Seconds of the first dimension with a value. */
