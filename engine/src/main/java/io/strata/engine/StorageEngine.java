@@ -443,6 +443,15 @@ public final class StorageEngine implements Closeable {
         return pastQueue.submit(metric, firstTime, updateEvery, sns, from, count);
     }
 
+    /** From now on, {@code l} is told of every page {@link #storePast} stores (see {@link PastPageListener}). */
+    public void addPastPageListener(PastPageListener l) {
+        past.addListener(l);
+    }
+
+    public void removePastPageListener(PastPageListener l) {
+        past.removeListener(l);
+    }
+
     /** Runs {@link #submitPast} refused since open because runs were waiting already. */
     public long pastRunsRefused() {
         return pastQueue.refused();
