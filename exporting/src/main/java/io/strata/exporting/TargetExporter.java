@@ -58,8 +58,11 @@ final class TargetExporter implements Closeable {
     static final long REFRESH_MILLIS = 5_000;
     /** After a host becomes ours, its stream settles (replication requests start) before export resumes. */
     static final long SETTLE_MILLIS = 3_000;
-    /** Past pages waiting to be sent at most; more are counted and logged, not queued. */
-    static final int MAX_QUEUED_FILLS = 100_000;
+    /**
+     * Slots of past pages waiting to be sent at most (16 MiB of copies, a target outage long); pages
+     * beyond are counted and logged, not queued.
+     */
+    static final int MAX_QUEUED_FILL_SLOTS = 4 << 20;
     /** Rate of failure warnings while a target keeps failing. */
     static final long WARN_EVERY_MILLIS = 10_000;
 
@@ -74,7 +77,7 @@ final class TargetExporter implements Closeable {
     private final LongSupplier clockMillis;
     private final WriteRequestEncoder encoder = new WriteRequestEncoder();
     private final Map<UUID, HostState> hosts = new LinkedHashMap<>();
-    /** Pages stored behind metrics' newest points, waiting for the exporter's thread (bounded). */
+    /** Pages stored behind metrics' newest points, waiting for the exporter's thread (bounded in slots). */
     private final ConcurrentLinkedQueue<Fill> fills = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queuedFills = new AtomicInteger();
     private final AtomicLong droppedFills = new AtomicLong();
@@ -482,7 +485,7 @@ final class TargetExporter implements Closeable {
         Map<Integer, HostState> hostOf = new HashMap<>();
         Fill f;
         while ((f = fills.poll()) != null) {
-            queuedFills.decrementAndGet();
+            queuedFills.addAndGet(-f.sns.length);
             HostState h = hostOf.get(f.metric);
             if (h == null) {
                 h = hostExporting(f.metric);
@@ -568,8 +571,8 @@ final class TargetExporter implements Closeable {
 
     /** Engine callback (the thread that stored the page): copies the page for the exporter's thread. */
     private void pastPageStored(int metric, long firstTime, int updateEvery, int[] sns, int count) {
-        if (queuedFills.incrementAndGet() > MAX_QUEUED_FILLS) {
-            queuedFills.decrementAndGet();
+        if (queuedFills.addAndGet(count) > MAX_QUEUED_FILL_SLOTS) {
+            queuedFills.addAndGet(-count);
             droppedFills.incrementAndGet();
             return;
         }
