@@ -10,6 +10,7 @@ import io.strata.engine.registry.MetricRegistry;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -62,6 +63,9 @@ final class PastWriter {
     private record Pending(int metric, int updateEvery, int tier, long from, long to) {
     }
 
+    /** Told of every page stored here, once readers see it. */
+    private final CopyOnWriteArrayList<PastPageListener> listeners = new CopyOnWriteArrayList<>();
+
     private static final long DRAIN_EVERY_NANOS = 1_000_000_000L;
     private volatile long lastDrainNanos;
 
@@ -108,6 +112,14 @@ final class PastWriter {
             stored += storeRun(metric, t0, updateEvery, sns, from + off, len, sc);
         }
         return stored;
+    }
+
+    void addListener(PastPageListener l) {
+        listeners.add(l);
+    }
+
+    void removeListener(PastPageListener l) {
+        listeners.remove(l);
     }
 
     /** The metric's newest tier-0 second, {@link MetricRegistry#NO_TIME} when it has none. */
@@ -171,6 +183,9 @@ final class PastWriter {
         registry.extend(metric, 0, start, end);
         pointsSealed.add(n);
         pointsStored.add(values);
+        for (PastPageListener l : listeners) {
+            l.pastPageStored(metric, start, ue, page, n);
+        }
         if (registry.tiers() > 1) {
             rebuild(metric, ue, 1, start, end);
         }

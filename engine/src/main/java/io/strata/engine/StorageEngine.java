@@ -443,6 +443,15 @@ public final class StorageEngine implements Closeable {
         return pastQueue.submit(metric, firstTime, updateEvery, sns, from, count);
     }
 
+    /** From now on, {@code l} is told of every page {@link #storePast} stores (see {@link PastPageListener}). */
+    public void addPastPageListener(PastPageListener l) {
+        past.addListener(l);
+    }
+
+    public void removePastPageListener(PastPageListener l) {
+        past.removeListener(l);
+    }
+
     /** Runs {@link #submitPast} refused since open because runs were waiting already. */
     public long pastRunsRefused() {
         return pastQueue.refused();
@@ -559,7 +568,8 @@ public final class StorageEngine implements Closeable {
 
     /**
      * Reads every page of {@code tier} from disk in file order, whole runs of extents at a time,
-     * decoding each page for {@code sink} (exports, whole-tier checks, the cold-scan benchmark);
+     * decoding each page for {@code sink} (whole-tier checks, the cold-scan benchmark); pages as
+     * written, overlapping ones unmerged (see {@link TierScanner});
      * with a null sink, every extent is read and its checksum verified, nothing decoded.
      * Pages reach {@code sink} on the calling thread in file order; several reads are in flight
      * ({@link TierScanner.ScanOptions#DEFAULT}).

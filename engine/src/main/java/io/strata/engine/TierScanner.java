@@ -22,8 +22,12 @@ import io.strata.engine.thread.StrataThreads;
  * Reads every page of a tier from disk the way a disk likes it: datafile after datafile, extents
  * in file order, neighbouring extents coalesced into runs of up to {@link ScanOptions#runBytes}
  * bytes, several runs read at once in offset order, so that a scan runs at the disk's sequential
- * rate rather than at its random-read rate. Used for exports and whole-tier checks; queries of a
- * few metrics go through {@link TierReader} and the caches instead. A damaged extent is skipped
+ * rate rather than at its random-read rate. For whole-tier reads (the cold-scan benchmark);
+ * queries go through {@link TierReader} and the caches instead. Pages are delivered as written,
+ * unmerged: where two pages overlap (a page stored behind newer ones, a tier 1+ replacement page)
+ * both are delivered, and a sink that needs one point per slot applies the readers' rule itself
+ * (the larger count wins; on equal counts the page with the earlier start, see
+ * {@link TierReader#sortKey}). A damaged extent is skipped
  * and counted, and the scan goes on; a failed read ends the scan with its {@link IOException}.
  *
  * <p>Why a queue of reads: one read in flight leaves the device idle between the end of one read

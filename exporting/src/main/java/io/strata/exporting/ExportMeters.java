@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code strata_exporting_requests_total}, {@code strata_exporting_failures_total{status}} (an HTTP status, or
  * {@code no_response}), {@code strata_exporting_samples_rejected_total} (refused with a 4xx, not retried),
  * {@code strata_exporting_samples_rotated_out_total} (gone from the engine before they were sent),
+ * {@code strata_exporting_filled_samples_sent_total}, {@code strata_exporting_filled_windows_not_resent_total},
+ * {@code strata_exporting_fill_pages_dropped_total} (holes filled behind the position),
  * and the gauges {@code strata_exporting_lag_seconds} (wall clock minus the oldest position of an exported
  * host), {@code strata_exporting_position_seconds} (that position: where a restart resumes),
  * {@code strata_exporting_pending_samples} (stored, not yet acknowledged) and {@code strata_exporting_hosts}.
@@ -27,6 +29,9 @@ final class ExportMeters {
     final Counter requests;
     final Counter samplesRejected;
     final Counter samplesRotatedOut;
+    final Counter filledSamplesSent;
+    final Counter filledWindowsNotResent;
+    final Counter fillPagesDropped;
     final AtomicLong lagSeconds = new AtomicLong();
     final AtomicLong positionSeconds = new AtomicLong();
     final AtomicLong pendingSamples = new AtomicLong();
@@ -47,6 +52,14 @@ final class ExportMeters {
                 .description("samples the target refused with a status that must not be retried").register(registry);
         samplesRotatedOut = Counter.builder("strata.exporting.samples.rotated.out").tag("target", target)
                 .description("samples rotated out of the engine before they could be sent").register(registry);
+        filledSamplesSent = Counter.builder("strata.exporting.filled.samples.sent").tag("target", target)
+                .description("samples of holes filled behind the export position, acknowledged").register(registry);
+        filledWindowsNotResent = Counter.builder("strata.exporting.filled.windows.not.resent").tag("target", target)
+                .description("windows sent before a hole in them was filled: not sent again with another value")
+                .register(registry);
+        fillPagesDropped = Counter.builder("strata.exporting.fill.pages.dropped").tag("target", target)
+                .description("pages stored behind the export position that could not be queued for sending")
+                .register(registry);
         Gauge.builder("strata.exporting.lag", lagSeconds, AtomicLong::get).tag("target", target).baseUnit("seconds")
                 .description("wall clock minus the oldest position of an exported host").register(registry);
         Gauge.builder("strata.exporting.position", positionSeconds, AtomicLong::get).tag("target", target)

@@ -1,5 +1,6 @@
 package io.strata.exporting;
 
+import io.strata.engine.PastPageListener;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
@@ -22,6 +23,11 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +58,11 @@ final class TargetExporter implements Closeable {
     static final long REFRESH_MILLIS = 5_000;
     /** After a host becomes ours, its stream settles (replication requests start) before export resumes. */
     static final long SETTLE_MILLIS = 3_000;
+    /**
+     * Slots of past pages waiting to be sent at most (16 MiB of copies, a target outage long); pages
+     * beyond are counted and logged, not queued.
+     */
+    static final int MAX_QUEUED_FILL_SLOTS = 4 << 20;
     /** Rate of failure warnings while a target keeps failing. */
     static final long WARN_EVERY_MILLIS = 10_000;
 
@@ -66,6 +77,11 @@ final class TargetExporter implements Closeable {
     private final LongSupplier clockMillis;
     private final WriteRequestEncoder encoder = new WriteRequestEncoder();
     private final Map<UUID, HostState> hosts = new LinkedHashMap<>();
+    /** Pages stored behind metrics' newest points, waiting for the exporter's thread (bounded in slots). */
+    private final ConcurrentLinkedQueue<Fill> fills = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queuedFills = new AtomicInteger();
+    private final AtomicLong droppedFills = new AtomicLong();
+    private final PastPageListener pastListener = this::pastPageStored;
     private final long tickMillis;
     private final long settleMillis;
     private final Thread thread;
@@ -101,6 +117,7 @@ final class TargetExporter implements Closeable {
         this.tickMillis = Math.min(1000, cfg.updateEvery() * 500L);
         this.thread = StrataThreads.newThread(this::run, "strata-export-" + cfg.name());
         this.thread.setDaemon(true);
+        engine.addPastPageListener(pastListener);
     }
 
     void start() {
@@ -152,7 +169,7 @@ final class TargetExporter implements Closeable {
             refreshHosts(now);
             hostsRefreshedAt = now;
         }
-        boolean more = false;
+        boolean more = sendFills();
         long oldest = Long.MAX_VALUE;
         long pending = 0;
         int exported = 0;
@@ -391,27 +408,7 @@ final class TargetExporter implements Closeable {
         encoder.reset();
         boolean average = cfg.dataSource() == DataSource.AVERAGE;
         for (Series s : h.series) {
-            Arrays.fill(sums, 0, windows, 0);
-            Arrays.fill(counts, 0, windows, 0);
-            engine.queryTier0Runs(s.metric, from + 1, to, (sns, a, b, firstTime, step) -> {
-                for (int i = a; i < b; i++) {
-                    int sn = sns[i];
-                    if (sn == StorageNumber.SN_EMPTY_SLOT) {
-                        continue;
-                    }
-                    long t = firstTime + (long) (i - a) * step;
-                    if (t <= from || t > to) {
-                        continue;
-                    }
-                    double v = StorageNumber.unpack(sn);
-                    if (Double.isNaN(v) || Double.isInfinite(v)) {
-                        continue;
-                    }
-                    int w = (int) ((t - from + ue - 1) / ue) - 1;
-                    sums[w] += v;
-                    counts[w]++;
-                }
-            });
+            fold(s.metric, from, to, windows);
             int n = 0;
             for (int w = 0; w < windows; w++) {
                 if (counts[w] > 0) {
@@ -440,6 +437,146 @@ final class TargetExporter implements Closeable {
         h.position = to;
         positions.commit(h.guid, to);
         h.resumed = true;
+    }
+
+    /**
+     * Sums and counts the stored values of {@code metric} in each window {@code (from + w × ue, from + (w + 1) × ue]},
+     * {@code w < windows}, into {@link #sums} and {@link #counts}.
+     */
+    private void fold(int metric, long from, long to, int windows) throws IOException {
+        int ue = cfg.updateEvery();
+        Arrays.fill(sums, 0, windows, 0);
+        Arrays.fill(counts, 0, windows, 0);
+        engine.queryTier0Runs(metric, from + 1, to, (sns, a, b, firstTime, step) -> {
+            for (int i = a; i < b; i++) {
+                int sn = sns[i];
+                if (sn == StorageNumber.SN_EMPTY_SLOT) {
+                    continue;
+                }
+                long t = firstTime + (long) (i - a) * step;
+                if (t <= from || t > to) {
+                    continue;
+                }
+                double v = StorageNumber.unpack(sn);
+                if (Double.isNaN(v) || Double.isInfinite(v)) {
+                    continue;
+                }
+                int w = (int) ((t - from + ue - 1) / ue) - 1;
+                sums[w] += v;
+                counts[w]++;
+            }
+        });
+    }
+
+    /**
+     * Sends what the engine stored behind a host's position since the last turn (holes filled by
+     * {@link StorageEngine#storePast}, {@link PastPageListener}): per series, every window at or before
+     * the position whose values all came with those pages — a window that held a value before was sent
+     * then and is not sent again with another value. Windows after the position are the normal path's.
+     * The position does not move. Returns false when nothing waited.
+     */
+    private boolean sendFills() throws IOException, InterruptedException {
+        if (fills.isEmpty()) {
+            return false;
+        }
+        int ue = cfg.updateEvery();
+        // per exported metric: window end -> values the drained pages put in it
+        Map<Integer, TreeMap<Long, Integer>> filled = new HashMap<>();
+        Map<Integer, HostState> hostOf = new HashMap<>();
+        Fill f;
+        while ((f = fills.poll()) != null) {
+            queuedFills.addAndGet(-f.sns.length);
+            HostState h = hostOf.get(f.metric);
+            if (h == null) {
+                h = hostExporting(f.metric);
+                if (h == null) {
+                    continue; // not exported here, or not yet: the take-over or the normal path covers it
+                }
+                hostOf.put(f.metric, h);
+            }
+            TreeMap<Long, Integer> windows = filled.computeIfAbsent(f.metric, m -> new TreeMap<>());
+            for (int i = 0; i < f.sns.length; i++) {
+                long t = f.firstTime + (long) i * f.updateEvery;
+                if (f.sns[i] != StorageNumber.SN_EMPTY_SLOT && t <= h.position) {
+                    windows.merge((t + ue - 1) / ue * ue, 1, Integer::sum);
+                }
+            }
+        }
+        long droppedNow = droppedFills.getAndSet(0);
+        if (droppedNow > 0) {
+            meters.fillPagesDropped.increment(droppedNow);
+            LOG.warn("exporting to {}: {} pages stored behind the export position came faster than they could be"
+                    + " sent; their points are not exported", cfg.section(), droppedNow);
+        }
+        for (HostState h : hosts.values()) {
+            encoder.reset();
+            for (Series s : h.series) {
+                TreeMap<Long, Integer> windows = filled.get(s.metric);
+                if (windows == null || windows.isEmpty() || hostOf.get(s.metric) != h) {
+                    continue;
+                }
+                int n = 0;
+                ensure(windows.size());
+                for (Map.Entry<Long, Integer> w : windows.entrySet()) {
+                    long end = w.getKey();
+                    fold(s.metric, end - ue, end, 1);
+                    if (counts[0] > 0 && counts[0] == w.getValue()) {
+                        times[n] = end * 1000L;
+                        values[n] = cfg.dataSource() == DataSource.AVERAGE ? sums[0] / counts[0] : sums[0];
+                        n++;
+                    } else if (counts[0] > w.getValue()) {
+                        meters.filledWindowsNotResent.increment();
+                    }
+                }
+                // fold() used the scratch from index 0 only: times/values hold this series' samples
+                encoder.addSeries(s.labels, times, values, n);
+                if (encoder.samples() >= cfg.maxSamplesPerRequest()) {
+                    sendFilled(h);
+                    encoder.reset();
+                }
+            }
+            if (encoder.samples() > 0) {
+                sendFilled(h);
+            }
+        }
+        return true;
+    }
+
+    private void sendFilled(HostState h) throws IOException, InterruptedException {
+        long samples = encoder.samples();
+        encoder.finish();
+        throttle(samples);
+        if (deliver(h, samples)) {
+            meters.samplesSent.increment(samples);
+            meters.filledSamplesSent.increment(samples);
+            meters.bytesSent.increment(encoder.bodyLength());
+            meters.uncompressedBytes.increment(encoder.uncompressedLength());
+            meters.requests.increment();
+        }
+    }
+
+    /** The host whose exported series {@code metric} is, when this node exports it from a position. */
+    private HostState hostExporting(int metric) {
+        for (HostState h : hosts.values()) {
+            if (h.owned && h.position >= 0) {
+                for (Series s : h.series) {
+                    if (s.metric == metric) {
+                        return h;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Engine callback (the thread that stored the page): copies the page for the exporter's thread. */
+    private void pastPageStored(int metric, long firstTime, int updateEvery, int[] sns, int count) {
+        if (queuedFills.addAndGet(count) > MAX_QUEUED_FILL_SLOTS) {
+            queuedFills.addAndGet(-count);
+            droppedFills.incrementAndGet();
+            return;
+        }
+        fills.add(new Fill(metric, firstTime, updateEvery, Arrays.copyOf(sns, count)));
     }
 
     /** Keeps the catch-up under {@code max samples per second}. */
@@ -528,12 +665,17 @@ final class TargetExporter implements Closeable {
     @Override
     public void close() {
         closed = true;
+        engine.removePastPageListener(pastListener);
         thread.interrupt();
         try {
             thread.join(5_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** A page stored behind a metric's newest point: its slots, values only where it filled one. */
+    private record Fill(int metric, long firstTime, int updateEvery, int[] sns) {
     }
 
     /** A dimension exported as one series. */

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.engine.EngineConfig;
 import io.strata.engine.EngineTestSupport;
 import io.strata.engine.StorageEngine;
+import io.strata.engine.page.StorageNumber;
 import io.strata.exporting.config.DataSource;
 import io.strata.exporting.config.Destination;
 import io.strata.exporting.config.TargetConfig;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -200,6 +202,97 @@ class TargetExporterTest {
         exportUntil(e, T0 + 29);
         assertExactly(T0 - 1, T0 + 29);
         assertEquals(100.0 * 6, meters.get("strata.exporting.samples.rotated.out").counter().count());
+    }
+
+    /** Stores (from, to] of every metric as one past run, the way a replication answer fills a hole. */
+    private void storePast(long from, long to) throws Exception {
+        int[] sns = new int[(int) (to - from)];
+        for (int m : metrics) {
+            for (int i = 0; i < sns.length; i++) {
+                sns[i] = StorageNumber.pack(EngineTestSupport.value(m, from + 1 + i), 0);
+            }
+            engine.storePast(m, from + 1, 1, sns, 0, sns.length);
+        }
+        engine.flush();
+    }
+
+    /** Every series holds each second of [from, to] exactly once, with its stored value, in any order. */
+    private void assertEverySecondOnce(long from, long to) {
+        Map<String, List<FakeTarget.Point>> got = target.snapshot();
+        assertEquals(metrics.length, got.size(), got.keySet().toString());
+        for (int m : metrics) {
+            String key = got.keySet().stream().filter(k -> k.contains("chart=test.chart" + (m / 3) + ",")
+                    && k.contains("dimension=" + engine.metadata().dimension(m).id() + ",")).findFirst().orElseThrow();
+            Map<Long, Double> byTime = new TreeMap<>();
+            for (FakeTarget.Point p : got.get(key)) {
+                Double before = byTime.put(p.timeMs() / 1000, p.value());
+                assertTrue(before == null, key + ": " + p.timeMs() + " sent twice (" + before + ", " + p.value() + ")");
+                assertEquals(EngineTestSupport.value(m, p.timeMs() / 1000), p.value(), 1e-9, key + " at " + p.timeMs());
+            }
+            assertEquals(to - from + 1, byTime.size(), key + " " + byTime.keySet());
+        }
+    }
+
+    @Test
+    void sendsAHoleFilledBehindTheExportedPositionOnceAndNothingElseAgain() throws Exception {
+        // stored: T0..T0+29 and T0+60..T0+119; the hole T0+30..T0+59 is filled later
+        store(T0, T0 + 29);
+        store(T0 + 60, T0 + 119);
+        PositionStore.open(dir.resolve("pos"), "t").commit(HOST, T0 - 1);
+        TargetExporter e = exporter(config(1, 60));
+        exportUntil(e, T0 + 119);
+        storePast(T0 + 29, T0 + 59);
+        assertEquals(30L * metrics.length, engine.pastPointsStored());
+        for (int i = 0; i < 20; i++) {
+            e.cycle();
+        }
+        // every second once, the hole's seconds after the rest (out of order, as the target receives them)
+        assertEverySecondOnce(T0, T0 + 119);
+        // a new exporter (a restart) resumes at the position and sends nothing again
+        int accepted = target.accepted;
+        e.close();
+        TargetExporter second = exporter(config(1, 60));
+        store(T0 + 120, T0 + 129);
+        exportUntil(second, T0 + 129);
+        assertEverySecondOnce(T0, T0 + 129);
+        assertTrue(target.accepted > accepted);
+        second.close();
+    }
+
+    @Test
+    void aWindowThatWasSentIsNotSentAgainWhenAHoleInItIsFilled() throws Exception {
+        // update every 10: the window (T0+10, T0+20] held T0+11..T0+14 when it was sent, (T0+20, T0+30] nothing
+        store(T0 + 1, T0 + 14);
+        store(T0 + 31, T0 + 60);
+        PositionStore.open(dir.resolve("pos"), "t").commit(HOST, T0);
+        TargetExporter e = exporter(config(10, 10_000));
+        exportUntil(e, T0 + 60);
+        storePast(T0 + 14, T0 + 30);
+        for (int i = 0; i < 10; i++) {
+            e.cycle();
+        }
+        for (int m : metrics) {
+            List<FakeTarget.Point> points = target.snapshot().entrySet().stream()
+                    .filter(x -> x.getKey().contains("chart=test.chart" + (m / 3) + ",")
+                            && x.getKey().contains("dimension=" + engine.metadata().dimension(m).id() + ","))
+                    .findFirst().orElseThrow().getValue();
+            Map<Long, Double> byTime = new TreeMap<>();
+            for (FakeTarget.Point p : points) {
+                Double before = byTime.put(p.timeMs() / 1000, p.value());
+                assertTrue(before == null, m + ": " + p.timeMs() + " sent twice (" + before + ", " + p.value() + ")");
+            }
+            // the filled empty window arrives once, with the average of its values; the other is left as sent
+            assertEquals(List.of(T0 + 10, T0 + 20, T0 + 30, T0 + 40, T0 + 50, T0 + 60), List.copyOf(byTime.keySet()));
+            double sum = 0;
+            for (long t = T0 + 21; t <= T0 + 30; t++) {
+                sum += EngineTestSupport.value(m, t);
+            }
+            assertEquals(sum / 10, byTime.get(T0 + 30), 1e-6);
+            assertEquals((T0 + 30) * 1000, points.get(points.size() - 1).timeMs(), "sent after the others");
+        }
+        assertEquals(metrics.length, meters.get("strata.exporting.filled.windows.not.resent").counter().count());
+        assertEquals(metrics.length, meters.get("strata.exporting.filled.samples.sent").counter().count());
+        e.close();
     }
 
     @Test
