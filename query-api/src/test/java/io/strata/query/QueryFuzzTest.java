@@ -3,6 +3,8 @@ package io.strata.query;
 import com.fasterxml.jackson.core.JsonParser;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.strata.query.data.QueryBudget;
 import io.strata.testsupport.Fuzz;
 import io.strata.testsupport.GuardPerClass;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -265,6 +268,40 @@ class QueryFuzzTest {
     }
 
     private static final Pattern POINTS_PER_TIER = Pattern.compile("\"db_points_per_tier\":\\s*\\[([0-9, ]*)\\]");
+    private static final ByteBuf POINTS_PER_TIER_NAME = Unpooled.unreleasableBuffer(
+            Unpooled.copiedBuffer("\"db_points_per_tier\"", StandardCharsets.US_ASCII));
+
+    /**
+     * The points an answer says it read ({@code db_points_per_tier} summed), 0 when it does not say: the
+     * first match of {@link #POINTS_PER_TIER} in the answer's text, found by pattern because google_json
+     * wraps the same field in JavaScript that is not JSON. A match starts at the field's quoted name and
+     * ends at the first {@code ]} after it, so only those bytes are decoded and matched, not the whole
+     * answer (a copy of every answer as a String and a search of it were most of what this check cost).
+     */
+    static long pointsRead(ByteBuf body) {
+        int end = body.writerIndex();
+        for (int at = body.readerIndex(); at < end; ) {
+            int found = ByteBufUtil.indexOf(POINTS_PER_TIER_NAME, body.slice(at, end - at));
+            if (found < 0) {
+                return 0;
+            }
+            int start = at + found;
+            int close = body.indexOf(start, end, (byte) ']');
+            if (close < 0) {
+                return 0;
+            }
+            Matcher tiers = POINTS_PER_TIER.matcher(body.toString(start, close + 1 - start, StandardCharsets.UTF_8));
+            if (tiers.lookingAt()) {
+                long read = 0;
+                for (String t : tiers.group(1).split(",")) {
+                    read += t.isBlank() ? 0 : Long.parseLong(t.trim());
+                }
+                return read;
+            }
+            at = start + 1;
+        }
+        return 0;
+    }
 
     /** Points a query may read in {@link #mutatedQueriesStayCleanAndWithinTheBudget}: about 10 dimension-windows. */
     static final long SMALL_BUDGET_POINTS = 3000;
@@ -300,6 +337,38 @@ class QueryFuzzTest {
                     "the fuzzer should reach answers and refusals alike, got " + answered[0] + " and " + answered[1]);
         } finally {
             services.queryLimits(before);
+        }
+    }
+
+    @Test
+    void thePointsReadAreTheFirstMatchOfThePatternInTheAnswer() {
+        String[] answers = {
+            "{\"a\": 1}",
+            "{\"db_points_per_tier\": [1, 2, 30]}",
+            "{\"db_points_per_tier\":[]}",
+            "x(\"db_points_per_tier\": [7]);",
+            // a first occurrence the pattern does not match: the next one counts
+            "{\"s\": \"\\\"db_points_per_tier\\\": x]\", \"db_points_per_tier\":\n [4,5]}",
+            "{\"db_points_per_tier\": [1, 2",
+            "\u00e9\u4e2d \"db_points_per_tier\": [ 11 ,12 ] \"db_points_per_tier\": [99]",
+        };
+        long[] expected = {0, 33, 0, 7, 9, 0, 23};
+        for (int i = 0; i < answers.length; i++) {
+            Matcher m = POINTS_PER_TIER.matcher(answers[i]);
+            long byPattern = 0;
+            if (m.find()) {
+                for (String t : m.group(1).split(",")) {
+                    byPattern += t.isBlank() ? 0 : Long.parseLong(t.trim());
+                }
+            }
+            ByteBuf body = Unpooled.copiedBuffer("\u00e9" + answers[i], StandardCharsets.UTF_8);
+            try {
+                body.readerIndex(2); // the answer after a prefix, as a slice of a larger buffer would be
+                assertEquals(expected[i], byPattern, answers[i]);
+                assertEquals(byPattern, pointsRead(body), answers[i]);
+            } finally {
+                body.release();
+            }
         }
     }
 
@@ -354,31 +423,20 @@ class QueryFuzzTest {
             boolean serverDeadline = e.status().equals(HttpResponseStatus.GATEWAY_TIMEOUT)
                     && e.getMessage().contains("([web] query timeout ms = ");
             assertTrue(e.status().equals(HttpResponseStatus.BAD_REQUEST) || e.status().equals(HttpResponseStatus.NOT_FOUND)
-                            || ownTimeout || serverDeadline, where + " -> " + e.status() + " " + e.getMessage());
+                            || ownTimeout || serverDeadline, () -> where + " -> " + e.status() + " " + e.getMessage());
             assertTrue(!e.getMessage().isEmpty(), where);
             return false;
         }
         try {
             assertTrue(CLEAN.contains(resp.status().code()) && resp.status().code() != 504,
-                    where + " -> " + resp.status());
+                    () -> where + " -> " + resp.status());
             if (resp.status().code() != 200) {
                 return false;
             }
-            if (maxPoints == Long.MAX_VALUE) {
-                // no work to read from the text: the bytes are checked as they are
-                checkJson(resp.contentType(), resp.body(), q, where);
-                return true;
-            }
-            String body = resp.body().toString(StandardCharsets.UTF_8);
-            checkJson(resp.contentType(), body, q, where);
-            Matcher tiers = POINTS_PER_TIER.matcher(body);
-            if (tiers.find()) {
-                // by pattern: google_json wraps the same field in JavaScript that is not JSON
-                long read = 0;
-                for (String t : tiers.group(1).split(",")) {
-                    read += t.isBlank() ? 0 : Long.parseLong(t.trim());
-                }
-                assertTrue(read <= maxPoints, where + ": read " + read + " points, budget " + maxPoints);
+            checkJson(resp.contentType(), resp.body(), q, where);
+            if (maxPoints != Long.MAX_VALUE) {
+                long read = pointsRead(resp.body());
+                assertTrue(read <= maxPoints, () -> where + ": read " + read + " points, budget " + maxPoints);
             }
             return true;
         } finally {
@@ -407,8 +465,11 @@ class QueryFuzzTest {
         if (!isJson(contentType, query)) {
             return;
         }
-        try (JsonParser parser = Vectors.JSON.getFactory().createParser(
-                (InputStream) new ByteBufInputStream(body.duplicate()))) {
+        // the answer's own array where it has one: no stream, no copy
+        try (JsonParser parser = body.hasArray()
+                ? Vectors.JSON.getFactory().createParser(body.array(), body.arrayOffset() + body.readerIndex(),
+                        body.readableBytes())
+                : Vectors.JSON.getFactory().createParser((InputStream) new ByteBufInputStream(body.duplicate()))) {
             readAllTokens(parser);
         } catch (IOException e) {
             fail(where + ": invalid JSON: " + e.getMessage() + "\n"
