@@ -163,6 +163,31 @@ public final class MetricRegistry {
         chunk(id).firstLast[2 * (tier * CHUNK + (id & MASK))] = (int) first;
     }
 
+    /**
+     * Forgets every metric: ids start from 0 again, and the registry answers as a new one would, keeping
+     * the arrays it has (a first chunk is {@value #CHUNK} entries of every array, some 176 KiB at three
+     * tiers). For a caller that opens many short-lived stores one after the other, such as the metadata
+     * log's fuzzer; nothing may read the registry meanwhile.
+     */
+    public synchronized void clear() {
+        Chunk[] cs = chunks;
+        for (int id = 0; id < size; id++) {
+            Chunk ch = cs[id >>> CHUNK_BITS];
+            int s = id & MASK;
+            ch.msb[s] = 0;
+            ch.lsb[s] = 0;
+            ch.chartId[s] = 0;
+            for (int tier = 0; tier < tiers; tier++) {
+                int i = 2 * (tier * CHUNK + s);
+                ch.firstLast[i] = NO_TIME;
+                ch.firstLast[i + 1] = NO_TIME;
+            }
+        }
+        Arrays.fill(keyId, -1);
+        mapCount = 0;
+        size = 0;
+    }
+
     /** Bytes of registry memory per registered metric (arrays and map), for a given tier count. */
     public static int bytesPerMetric(int tiers) {
         // msb + lsb + chartId + first/last per tier, plus the map's int slot at >= 37.5 % load.

@@ -5,6 +5,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The one place main code creates threads and executors (the build's static check bans
@@ -26,6 +27,17 @@ public final class StrataThreads {
         Thread t = newThread(task, name);
         t.setDaemon(true);
         return t;
+    }
+
+    /**
+     * A factory of daemon threads named {@code prefix-1}, {@code prefix-2}, ..., for the executor
+     * groups that take a factory (Netty's), so that their threads are named and made as every other
+     * Strata thread is.
+     */
+    public static ThreadFactory daemonThreadFactory(String prefix) {
+        String p = requireName(prefix);
+        AtomicInteger next = new AtomicInteger();
+        return task -> newDaemonThread(task, p + "-" + next.incrementAndGet());
     }
 
     /** An executor of one thread from {@code threads} (which names it). */

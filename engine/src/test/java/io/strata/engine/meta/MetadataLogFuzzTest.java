@@ -52,6 +52,9 @@ class MetadataLogFuzzTest {
 
     @Test
     void recoveryKeepsWhatPrecedesTheDamageAndResynchronises() {
+        // one registry for every store opened, emptied before each: a new one per store was a first chunk
+        // of 176 KiB of arrays allocated and zeroed twice per input, more than the reading of a small log
+        MetricRegistry registry = new MetricRegistry(3);
         Fuzz.run("metadata log reader", SEED, in -> {
             Random r = in.random();
             // a log of 300+ records is slow to build and check: one input in a hundred
@@ -158,7 +161,9 @@ class MetadataLogFuzzTest {
             MemoryFileIo io = new MemoryFileIo();
             io.put(DIR.resolve("metadata.log"), log);
             Map<String, Integer> counts;
-            try (MetadataStore store = MetadataStore.open(io, DIR, new MetricRegistry(3), new RecoveryReport())) {
+            registry.clear();
+            try (MetadataStore store = MetadataStore.open(io, DIR, registry, new RecoveryReport())) {
+                Map<Integer, Map<String, DimensionInfo>> dimensionsByChart = new HashMap<>();
                 for (int i = 0; i < records.size(); i++) {
                     int end = start[i] + encoded[i].length;
                     boolean before = end <= firstDamaged;
@@ -166,15 +171,16 @@ class MetadataLogFuzzTest {
                     if ((before || after) && !refused[i]) {
                         int record = i;
                         int at = start[i];
-                        assertKept(store, records.get(i), () -> (before ? "before" : "after") + " the damage, record "
-                                + record + " at " + at);
+                        assertKept(store, dimensionsByChart, records.get(i), () -> (before ? "before" : "after")
+                                + " the damage, record " + record + " at " + at);
                     }
                 }
                 counts = counts(store);
             }
             // the log as recovery left it: opens with nothing to report, the same definitions
             RecoveryReport again = new RecoveryReport();
-            try (MetadataStore store = MetadataStore.open(io, DIR, new MetricRegistry(3), again)) {
+            registry.clear();
+            try (MetadataStore store = MetadataStore.open(io, DIR, registry, again)) {
                 assertEquals(List.of(), again.findings(), "the recovered log opens clean");
                 assertEquals(counts, counts(store), "the recovered log holds what recovery kept");
             }
@@ -200,8 +206,13 @@ class MetadataLogFuzzTest {
         };
     }
 
-    /** Messages are built only on a failure: a record's text on every check is most of a passing input's cost. */
-    private static void assertKept(MetadataStore store, Object rec, Supplier<String> where) {
+    /**
+     * Messages are built only on a failure: a record's text on every check is most of a passing input's cost.
+     * A chart's dimensions are read from the store once per input ({@code dimensionsByChart}): looking
+     * through all of them for each dimension made an input of 300 dimensions cost 300 × 300 lookups.
+     */
+    private static void assertKept(MetadataStore store, Map<Integer, Map<String, DimensionInfo>> dimensionsByChart,
+            Object rec, Supplier<String> where) {
         if (rec instanceof HostInfo h) {
             int id = store.hostId(h.machineGuid());
             assertTrue(id >= 0, () -> where.get() + ": host lost " + h);
@@ -214,14 +225,18 @@ class MetadataLogFuzzTest {
             DimensionInfo d = (DimensionInfo) rec;
             int chart = store.chartId(d.hostGuid(), d.chartId());
             assertTrue(chart >= 0, () -> where.get() + ": chart of dimension lost " + d);
-            DimensionInfo found = null;
-            for (int metric : store.metrics(chart)) {
-                DimensionInfo m = store.dimension(metric);
-                if (m != null && m.id().equals(d.id())) {
-                    found = m;
+            Map<String, DimensionInfo> ofChart = dimensionsByChart.computeIfAbsent(chart, c -> {
+                // by id, the last of the chart's metrics with that id, as a search of them all would find
+                Map<String, DimensionInfo> byId = new HashMap<>();
+                for (int metric : store.metrics(c)) {
+                    DimensionInfo m = store.dimension(metric);
+                    if (m != null) {
+                        byId.put(m.id(), m);
+                    }
                 }
-            }
-            assertEquals(d, found, where);
+                return byId;
+            });
+            assertEquals(d, ofChart.get(d.id()), where);
         }
     }
 
@@ -266,13 +281,14 @@ class MetadataLogFuzzTest {
         return out;
     }
 
+    /** Random text of the alphabet; in a char array (a builder starts in Latin-1 and is copied at the first other character). */
     private static String text(Random r, int max) {
         int n = r.nextInt(max + 1);
-        StringBuilder sb = new StringBuilder(n);
+        char[] text = new char[n];
         for (int i = 0; i < n; i++) {
-            sb.append(ALPHABET.charAt(r.nextInt(ALPHABET.length())));
+            text[i] = ALPHABET.charAt(r.nextInt(ALPHABET.length()));
         }
-        return sb.toString();
+        return new String(text);
     }
 
     private static Map<String, String> labels(Random r) {

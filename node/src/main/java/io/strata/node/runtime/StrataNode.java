@@ -38,7 +38,6 @@ import io.strata.streaming.server.TlsContexts;
 import io.strata.engine.thread.StrataThreads;
 import io.strata.query.http.ApiServices;
 import io.strata.query.http.HostRemoval;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.util.EnumSet;
@@ -57,6 +56,8 @@ import io.strata.query.http.StreamIngest;
 public final class StrataNode implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StrataNode.class);
+    /** The names of the threads that compress HTTP answers: {@code strata-http-gzip-1}, {@code -2}. */
+    static final String GZIP_THREADS = "strata-http-gzip";
 
     /** What this node can speak as a parent: the whole 1.37.1 set, and 2.x's BEGIN2/SET2 with IEEE754 numbers and ZSTD. */
     public static final long PARENT_CAPABILITIES = Capabilities.V1 | Capabilities.V2 | Capabilities.VN
@@ -156,8 +157,8 @@ public final class StrataNode implements Closeable {
             api = ctx;
             ApiServices.of(ctx).queryLimits(config.web().queryLimits());
             EventExecutorGroup gzip = new DefaultEventExecutorGroup(
-                    Math.min(2, Runtime.getRuntime().availableProcessors()), new DefaultThreadFactory(
-                            "strata-http-gzip", true));
+                    Math.min(2, Runtime.getRuntime().availableProcessors()),
+                    StrataThreads.daemonThreadFactory(GZIP_THREADS));
             gzipGroup = gzip;
             http = (p, conn) -> ApiHttpHandlers.install(p, ctx, httpPolicy(config, conn, gzip));
         }

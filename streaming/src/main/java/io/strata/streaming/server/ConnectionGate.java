@@ -12,11 +12,15 @@ import java.util.Objects;
  * {@link Ticket} it returns is told when the handshake ends and when the connection closes.
  *
  * <p>When {@code max handshakes in progress} is reached, a new connection that its address's caps let in
- * is not refused: it takes the place of the <em>oldest</em> connection still in its handshake, which has
- * had the longest to say what it wants (an idle flood cannot lock out a client that speaks at once). The
- * evicted connection is told through the {@code evict} callback given to {@link #admit}; a connection
- * whose handshake is over is never a candidate. The connections in their handshake are kept in
- * accept order in an insertion-ordered set: admitting, completing, evicting and releasing are O(1).
+ * is not refused: it takes the place of a connection still in its handshake. The candidates are, in
+ * order: the connections that have sent no byte, oldest first (they have had the longest to say what they
+ * want, and an idle flood cannot lock out a client that speaks at once); only when none is left, the one
+ * that has spoken first ({@link Ticket#spoke()}), so that a burst of new connections past the cap takes
+ * the places of silent ones before those of requests already on their way, while connections that send a
+ * byte and stall cannot hold the port either. The evicted connection is told through the {@code evict}
+ * callback given to {@link #admit}; a connection whose handshake is over is never a candidate. The
+ * candidates are kept in two insertion-ordered sets (silent ones in accept order, the others in the order
+ * of their first bytes): admitting, speaking, completing, evicting and releasing are O(1).
  *
  * <p>Thread-safe: connections are accepted on several event loops; every change of the counts is made
  * under one lock, and the evict callback is called outside it (it must not block: the guard hands the
@@ -50,8 +54,10 @@ public final class ConnectionGate {
 
     private final ServerLimits limits;
     private final Object lock = new Object();
-    /** The admitted connections still in their handshake, oldest first. Under {@link #lock}. */
-    private final LinkedHashSet<Ticket> inHandshake = new LinkedHashSet<>();
+    /** The admitted connections still in their handshake that have sent no byte, oldest first. Under {@link #lock}. */
+    private final LinkedHashSet<Ticket> silent = new LinkedHashSet<>();
+    /** The admitted connections still in their handshake that have sent bytes, first to speak first. Under {@link #lock}. */
+    private final LinkedHashSet<Ticket> spoken = new LinkedHashSet<>();
     /** Only the addresses that have a connection open. Under {@link #lock}. */
     private final Map<InetAddress, Counts> byAddress = new HashMap<>();
     private int open;
@@ -75,6 +81,7 @@ public final class ConnectionGate {
         private boolean released;
         private boolean evicted;
         private boolean completed;
+        private boolean spoke;
 
         private Ticket(InetAddress address, Runnable evict) {
             this.address = address;
@@ -99,6 +106,20 @@ public final class ConnectionGate {
         }
 
         /**
+         * The connection's first bytes arrived (called on its event loop before they are handled); idempotent.
+         * It is then evicted only when no connection in its handshake is silent.
+         */
+        public void spoke() {
+            synchronized (lock) {
+                if (!spoke && handshakeOpen) {
+                    silent.remove(this);
+                    spoken.add(this);
+                }
+                spoke = true;
+            }
+        }
+
+        /**
          * Whether this connection was chosen for eviction and then completed its handshake before its
          * own event loop closed it: it is then a connection like any other, and is left open (its place
          * among the handshakes was given up at the eviction).
@@ -113,7 +134,9 @@ public final class ConnectionGate {
         private void endHandshake() {
             if (handshakeOpen) {
                 handshakeOpen = false;
-                inHandshake.remove(this);
+                if (!silent.remove(this)) {
+                    spoken.remove(this);
+                }
                 if (address != null) {
                     Counts c = byAddress.get(address);
                     if (c != null) {
@@ -149,9 +172,9 @@ public final class ConnectionGate {
     /**
      * Counts a new connection from {@code address} (null when not an IP connection), or says which
      * limit refuses it. A refused connection is counted apart ({@link #refusing()}) until released. At
-     * {@code max handshakes in progress} the oldest connection still in its handshake is evicted for this
-     * one: its {@code evict} is run on this thread once the counts are updated, and must only hand the
-     * close over (never block).
+     * {@code max handshakes in progress} a connection still in its handshake is evicted for this one (the
+     * oldest silent one, or when none is silent the first to have spoken): its {@code evict} is run on
+     * this thread once the counts are updated, and must only hand the close over (never block).
      */
     public Ticket admit(InetAddress address, Runnable evict) {
         Ticket t = new Ticket(address, Objects.requireNonNull(evict, "evict"));
@@ -179,9 +202,9 @@ public final class ConnectionGate {
             return refuse(t, Refusal.CONNECTIONS);
         }
         Ticket victim = null;
-        if (inHandshake.size() >= limits.maxHandshakes()) {
-            // the cap is at least 1, so the set is not empty
-            victim = inHandshake.iterator().next();
+        if (silent.size() + spoken.size() >= limits.maxHandshakes()) {
+            // the cap is at least 1, so one of the sets is not empty; a silent connection goes first
+            victim = (silent.isEmpty() ? spoken : silent).iterator().next();
             victim.evicted = true;
             victim.endHandshake();
             evictions++;
@@ -196,7 +219,7 @@ public final class ConnectionGate {
             c.handshaking++;
         }
         t.handshakeOpen = true;
-        inHandshake.add(t);
+        silent.add(t);
         return victim;
     }
 
@@ -217,7 +240,7 @@ public final class ConnectionGate {
     /** Connections in their handshake now. */
     public int handshaking() {
         synchronized (lock) {
-            return inHandshake.size();
+            return silent.size() + spoken.size();
         }
     }
 

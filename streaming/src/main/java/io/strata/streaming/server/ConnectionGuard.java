@@ -26,8 +26,9 @@ import java.util.concurrent.TimeUnit;
  * within {@code [web] timeout for first request} (a client that connects and says nothing, or says it
  * one byte a second, holds a socket for that long at most). At {@code [web] max handshakes in progress} the
  * gate may evict this connection for a newer one while it is still in its handshake: it is then closed,
- * with Netdata's busy text or an HTTP 503 when it has shown its protocol. It stays in the pipeline, doing
- * nothing per message, to give the connection's place back when it closes.
+ * with Netdata's busy text or an HTTP 503 when it has shown its protocol. It tells the gate when the first
+ * bytes arrive (connections that have sent none are evicted first), and stays in the pipeline, passing
+ * every message on untouched, to give the connection's place back when it closes.
  */
 public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
@@ -46,6 +47,8 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     private boolean tls;
     /** This guard's context, for an eviction decided on another thread. */
     private ChannelHandlerContext context;
+    /** Whether a byte has arrived (the gate evicts connections that have sent none first). Event loop only. */
+    private boolean spoke;
     /** What the port made of the first bytes; set on the event loop, read by tests from others. */
     private volatile Protocol protocol = Protocol.UNKNOWN;
 
@@ -122,7 +125,8 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         }
         cancelDeadline();
         String why = "[web] max handshakes in progress (" + gate.limits().maxHandshakes()
-                + ") reached: the oldest connection still in its handshake makes room for a new one";
+                + ") reached: " + (spoke ? "none in its handshake is silent, the first of them to have spoken"
+                : "the oldest silent connection still in its handshake") + " makes room for a new one";
         byte[] reply = switch (protocol) {
             case STREAM -> HandshakeReplies.BUSY.getBytes(StandardCharsets.US_ASCII);
             case HTTP -> PortUnificationHandler.httpReply(503, "Service Unavailable", HandshakeReplies.BUSY);
@@ -246,6 +250,19 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         if (suppressed >= 0) {
             LOG.info("{}: {}{}", who, message, PerAddressLogLimiter.suppressedNote(suppressed));
         }
+    }
+
+    /** The first bytes tell the gate that this connection has spoken; then every message passes untouched. */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (!spoke) {
+            spoke = true;
+            ConnectionGate.Ticket t = ticket;
+            if (t != null) {
+                t.spoke();
+            }
+        }
+        super.channelRead(ctx, msg);
     }
 
     @Override

@@ -13,7 +13,7 @@ import java.lang.management.ManagementFactory;
  * @param maxConnections                {@code [web] web server max sockets}: open connections of the port
  * @param maxConnectionsPerAddress      {@code [web] max connections per client address}
  * @param maxHandshakes                 {@code [web] max handshakes in progress}: at it, a new connection
- *                                      evicts the oldest one still in its handshake ({@link ConnectionGate})
+ *                                      evicts one still in its handshake, silent ones first ({@link ConnectionGate})
  * @param maxHandshakesPerAddress       {@code [web] max handshakes in progress per client address}: at it,
  *                                      a new connection from the address is refused (it evicts nothing)
  */

@@ -77,4 +77,55 @@ class ConnectionGateTest {
         assertEquals(0, gate.handshaking());
         assertEquals(0, gate.addresses());
     }
+
+    @Test
+    void aConnectionThatHasSpokenIsEvictedOnlyWhenNoSilentOneIsLeft() throws Exception {
+        ConnectionGate gate = new ConnectionGate(ServerLimits.defaults().withHandshakes(3, 64));
+        List<ConnectionGate.Ticket> t = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            t.add(admit(gate, address(i), i));
+        }
+        // the oldest has sent its request, not yet read whole: a burst of silent ones evicts the others first
+        t.get(0).spoke();
+        t.add(admit(gate, address(3), 3));
+        t.add(admit(gate, address(4), 4));
+        assertEquals(List.of(1, 2), evicted);
+        t.add(admit(gate, address(5), 5));
+        assertEquals(List.of(1, 2, 3), evicted, "the silent ones go first, oldest first");
+        // every one in its handshake has spoken: then the one that spoke first
+        t.get(4).spoke();
+        t.get(5).spoke();
+        t.add(admit(gate, address(6), 6));
+        assertEquals(List.of(1, 2, 3, 0), evicted);
+        t.add(admit(gate, address(7), 7));
+        assertEquals(List.of(1, 2, 3, 0, 6), evicted, "the new silent one before those that spoke");
+        assertEquals(3, gate.handshaking());
+        assertEquals(5, gate.evictions());
+        for (ConnectionGate.Ticket x : t) {
+            x.release();
+        }
+        assertEquals(0, gate.handshaking());
+        assertEquals(0, gate.open());
+        assertEquals(0, gate.addresses());
+    }
+
+    @Test
+    void aConnectionThatSpeaksAfterItsHandshakeOrItsEvictionChangesNothing() throws Exception {
+        ConnectionGate gate = new ConnectionGate(ServerLimits.defaults().withHandshakes(1, 64));
+        ConnectionGate.Ticket first = admit(gate, address(1), 1);
+        ConnectionGate.Ticket second = admit(gate, address(2), 2);
+        assertEquals(List.of(1), evicted);
+        first.spoke(); // its bytes arrive before its own loop closes it: it is not counted again
+        assertEquals(1, gate.handshaking());
+        second.handshakeDone();
+        second.spoke();
+        assertEquals(0, gate.handshaking());
+        ConnectionGate.Ticket third = admit(gate, address(3), 3);
+        assertEquals(List.of(1), evicted, "nothing in its handshake but the new one");
+        first.release();
+        second.release();
+        third.release();
+        assertEquals(0, gate.open());
+        assertEquals(0, gate.handshaking());
+    }
 }

@@ -277,14 +277,15 @@ class PortDefencesTest {
 
     @Test
     void aNewConnectionAtTheHandshakeCapEvictsTheOldestConnectionStillInItsHandshake() throws Exception {
-        int port = start(ServerLimits.defaults().withHandshakes(3, 64));
+        int port = start(ServerLimits.defaults().withHandshakes(2, 64));
         StreamServer server = servers.get(0);
-        List<Socket> idle = connectInOrder(server, port, 3);
-        // the oldest has started an HTTP request, the second a STREAM one: each gets its protocol's refusal
+        List<Socket> idle = connectInOrder(server, port, 2);
+        // both have started a request, neither whole: none is silent, so the one that spoke first goes,
+        // and each gets its protocol's refusal
         send(idle.get(0), "GET /api/v1/info HTTP/1.1\r\n");
+        waitFor(() -> server.connectionsSpeaking(ConnectionGuard.Protocol.HTTP) == 1, "the HTTP one known");
         send(idle.get(1), "STREAM key=" + KEY);
-        waitFor(() -> server.connectionsSpeaking(ConnectionGuard.Protocol.HTTP) == 1
-                && server.connectionsSpeaking(ConnectionGuard.Protocol.STREAM) == 1, "both protocols known");
+        waitFor(() -> server.connectionsSpeaking(ConnectionGuard.Protocol.STREAM) == 1, "the STREAM one known");
 
         Socket poll = connect(port);
         assertTrue(answered(poll), "the new connection is answered");
@@ -292,8 +293,11 @@ class PortDefencesTest {
         assertTrue(evicted.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), evicted);
         assertTrue(evicted.endsWith(HandshakeReplies.BUSY), evicted);
 
-        // the cap full again: the next oldest is the one that started a STREAM
-        Socket filler = connectInOrder(server, port, 1).get(0);
+        // the cap full again with one that spoke later: the next to go is the one that started a STREAM
+        Socket late = connect(port);
+        send(late, "GET /api/v1/info HTTP/1.1\r\n");
+        waitFor(() -> server.connectionsSpeaking(ConnectionGuard.Protocol.HTTP) == 1
+                && server.gate().handshaking() == 2, "the later HTTP one known, the first one gone");
         Socket stream = connect(port);
         send(stream, streamRequest(UUID.randomUUID().toString()));
         byte[] buf = new byte[256];
@@ -302,10 +306,42 @@ class PortDefencesTest {
                 "the new stream is accepted");
         assertEquals(HandshakeReplies.BUSY, readToClose(idle.get(1)));
 
-        // the third one said nothing: it was never the oldest, it is still open and still served
-        assertTrue(answered(idle.get(2)), "the connection that was not the oldest is still open");
-        assertTrue(answered(filler), "the newest is still open");
+        // the one that spoke later was not the first to have spoken: still open, its request answered
+        send(late, "Host: x\r\n\r\n");
+        assertTrue(readToClose(late).startsWith("HTTP/1.1 200 OK"), "the later one is still open");
         assertEquals(2, server.gate().evictions());
+    }
+
+    /**
+     * A burst of more connections than the cap: each new one takes the place of a connection that has
+     * sent nothing, never of one whose request has begun to arrive while there is a silent one left.
+     */
+    @Test
+    void aBurstPastTheHandshakeCapEvictsSilentConnectionsBeforeOneThatHasSpoken() throws Exception {
+        int port = start(ServerLimits.defaults().withHandshakes(3, 64));
+        StreamServer server = servers.get(0);
+        Socket spoken = connectInOrder(server, port, 1).get(0);
+        send(spoken, "GET /api/v1/info HTTP/1.1\r\n");
+        waitFor(() -> server.connectionsSpeaking(ConnectionGuard.Protocol.HTTP) == 1, "its request begun");
+        List<Socket> silent = connectInOrder(server, port, 2);
+        List<Socket> burst = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            burst.add(connect(port));
+            long evictions = i + 1;
+            waitFor(() -> server.gate().evictions() == evictions, "eviction " + evictions);
+        }
+        // the oldest silent ones went, the first three of the burst among them; the one that spoke stays
+        assertEquals("", readToClose(silent.get(0)));
+        assertEquals("", readToClose(silent.get(1)));
+        for (int i = 0; i < 3; i++) {
+            assertEquals("", readToClose(burst.get(i)), "burst connection " + i);
+        }
+        send(spoken, "Host: x\r\n\r\n");
+        String answer = readToClose(spoken);
+        assertTrue(answer.startsWith("HTTP/1.1 200 OK"), "the connection that had spoken is answered: " + answer);
+        assertTrue(answered(burst.get(3)), "the newest are still open");
+        assertTrue(answered(burst.get(4)), "the newest are still open");
+        assertEquals(5, server.gate().evictions());
     }
 
     @Test
