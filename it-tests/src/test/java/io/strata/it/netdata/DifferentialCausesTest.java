@@ -47,6 +47,44 @@ class DifferentialCausesTest {
     }
 
     @Test
+    void aPrometheusChartCommentWithoutMetricLinesIsAChartWithoutCollections() {
+        String help = """
+                netdata_info{instance="ndchild",application="netdata",version="v1.37.1"} 1 1795804066505
+
+                # COMMENT homogeneous chart "ipv4.sockstat_tcp_mem", context "ipv4.sockstat_tcp_mem", family "tcp", units "KiB"
+
+                # COMMENT homogeneous chart "system.load", context "system.load", family "load", units "load"
+                # COMMENT netdata_system_load_load_average: dimension "load1", value is load, gauge, dt 1 to 2 inclusive
+                # TYPE netdata_system_load_load_average gauge
+                netdata_system_load_load_average{chart="system.load",family="load",dimension="load1"} 0.5000000 1795804063000
+
+                # COMMENT heterogeneous chart "a.b", context "a.b", family "a", units "x"
+                """;
+        assertEquals(Map.of(
+                "ipv4.sockstat_tcp_mem", List.of("# COMMENT homogeneous chart \"ipv4.sockstat_tcp_mem\", context"
+                        + " \"ipv4.sockstat_tcp_mem\", family \"tcp\", units \"KiB\""),
+                "a.b", List.of("# COMMENT heterogeneous chart \"a.b\", context \"a.b\", family \"a\", units \"x\"")),
+                QueryApiMatchesNetdataIT.chartsWithoutMetricLines(help));
+    }
+
+    @Test
+    void theContextsOfWeightsScoresThatDifferAreNamed() throws Exception {
+        String a = "{\"contexts\":{\"system.idlejitter\":{\"weight\":0.537,\"charts\":{\"system.idlejitter\":"
+                + "{\"weight\":0.537,\"dimensions\":{\"average\":0.537}}}},\"system.load\":{\"weight\":0.2,"
+                + "\"charts\":{\"system.load\":{\"weight\":0.2,\"dimensions\":{\"load1\":0.2}}}}}}";
+        String b = a.replace("0.537", "0.533");
+        assertEquals(Set.of("system.idlejitter"), DifferentialEndpoints.differingContexts(
+                new AnswerDiff.Answer(200, "application/json", a), new AnswerDiff.Answer(200, "application/json", b)));
+        String c = "{\"correlated_charts\":{\"system.cpu_some_pressure\":{\"context\":\"system.cpu_some_pressure\","
+                + "\"dimensions\":{\"some 300\":0.9095795}}}}";
+        assertEquals(Set.of("system.cpu_some_pressure"), DifferentialEndpoints.differingContexts(
+                new AnswerDiff.Answer(200, "application/json", c),
+                new AnswerDiff.Answer(200, "application/json", c.replace("0.9095795", "0.8800442"))));
+        assertTrue(DifferentialEndpoints.differingContexts(new AnswerDiff.Answer(200, "application/json", a),
+                new AnswerDiff.Answer(200, "application/json", a)).isEmpty());
+    }
+
+    @Test
     void thePrometheusWindowIsReadFromTheHelpComment() {
         String at652 = "# COMMENT netdata \"ndchild\" to prometheus \"localhost\", source \"average\", last seen 0 seconds"
                 + " ago, time range 1795790652 to 1795790652\n\nnetdata_info{instance=\"ndchild\"} 1 1795790652825\n";

@@ -18,9 +18,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * The differential comparison of {@code badge.svg}, {@code weights} and {@code metric_correlations}
@@ -83,11 +85,14 @@ final class DifferentialEndpoints {
      *                     down to it
      * @param plannedOnTier the prefix of the documented cause of answers whose query plan read tier 1
      *                     or 2 on either parent and whose tier-0 twin both parents answer alike
+     * @param retentionStart the prefix of the documented cause of answers over seconds before one
+     *                     parent's first entry of a context: weights whose every differing score is of a
+     *                     context the two parents hold from different seconds, both after the baseline's start
      */
     int compare(String nd, String st, List<DataQueryGenerator.Chart> charts, boolean chartsDiffer, String obsolete,
-                String otherOrder, String plannedOnTier, Recorder recorder) throws IOException {
+                String otherOrder, String plannedOnTier, String retentionStart, Recorder recorder) throws IOException {
         int n = badges(nd, st, charts, plannedOnTier, recorder);
-        n += weights(nd, st, chartsDiffer, obsolete, otherOrder, plannedOnTier, recorder);
+        n += weights(nd, st, chartsDiffer, obsolete, otherOrder, plannedOnTier, retentionStart, recorder);
         return n;
     }
 
@@ -297,7 +302,7 @@ final class DifferentialEndpoints {
     // ---- weights ----------------------------------------------------------------------------------
 
     private int weights(String nd, String st, boolean chartsDiffer, String obsolete, String otherOrder,
-                        String plannedOnTier, Recorder recorder) throws IOException {
+                        String plannedOnTier, String retentionStart, Recorder recorder) throws IOException {
         long settled = System.currentTimeMillis() / 1000 - 15;
         // a 30 s highlight after a 120 s baseline (4 times: 2 shifts), inside the history the run waited for
         String windows = "after=" + (settled - 30) + "&before=" + settled + "&baseline_after=" + (settled - 150)
@@ -347,6 +352,10 @@ final class DifferentialEndpoints {
                     // the windows' values read from tier 1 or 2 on either parent (rrdmetric2value plans
                     // as the data API); asked of tier 0 both answer alike
                     cause = plannedOnTier;
+                }
+                if (cause.isEmpty() && d.kind().equals("score")
+                        && baselineBeforeRetentionStart(nd, st, settled - 150, differingContexts(a, b))) {
+                    cause = retentionStart;
                 }
                 recorder.record(cause + kind + " " + d.kind(), host + q, d, a, b);
             }
@@ -493,6 +502,47 @@ final class DifferentialEndpoints {
                     + head(new ArrayList<>(sy.keySet())));
         }
         return null;
+    }
+
+    /** The contexts of every score the two weights answers give differently (keys as {@link #scores}). */
+    static Set<String> differingContexts(AnswerDiff.Answer a, AnswerDiff.Answer b) throws IOException {
+        Map<String, Double> sx = scores(JSON.readTree(a.body()));
+        Map<String, Double> sy = scores(JSON.readTree(b.body()));
+        Set<String> out = new LinkedHashSet<>();
+        for (Map.Entry<String, Double> e : sx.entrySet()) {
+            Double q = sy.get(e.getKey());
+            double p = e.getValue();
+            if (q == null || Math.abs(p - q) > RAW_TOLERANCE * Math.max(1, Math.max(Math.abs(p), Math.abs(q)))) {
+                String k = e.getKey();
+                int end = k.indexOf('/') >= 0 ? k.indexOf('/') : k.indexOf(' ') >= 0 ? k.indexOf(' ') : k.length();
+                out.add(k.substring(0, end));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * True when each of {@code contexts} is held from different seconds on the two parents and the
+     * later of them is after {@code baselineAfter}: the baseline then reads seconds only one parent holds.
+     */
+    private boolean baselineBeforeRetentionStart(String nd, String st, long baselineAfter, Set<String> contexts)
+            throws IOException {
+        if (contexts.isEmpty()) {
+            return false;
+        }
+        for (String ctx : contexts) {
+            long fa = firstTime(nd + host + "context?context=" + URLEncoder.encode(ctx, StandardCharsets.UTF_8));
+            long fb = firstTime(st + host + "context?context=" + URLEncoder.encode(ctx, StandardCharsets.UTF_8));
+            if (fa <= 0 || fb <= 0 || fa == fb || Math.max(fa, fb) <= baselineAfter) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private long firstTime(String url) throws IOException {
+        HttpResponse<String> r = send(url);
+        return r.statusCode() == 200 ? JSON.readTree(r.body()).path("first_time_t").asLong(0) : 0;
     }
 
     private static String head(List<String> l) {

@@ -139,7 +139,9 @@ class QueryApiMatchesNetdataIT {
                     + " yet (its shell allmetrics lists the chart with no dimension line: 1.37.1 prints only the"
                     + " dimensions with a collection, allmetrics_shell.c), is not forwarded before its first"
                     + " collection (rrdset_done_push, streaming/rrdpush.c): checked per answer, the Strata parent"
-                    + " answers 404 for each such chart and the answers differ in nothing else");
+                    + " answers 404 for each such chart and the answers differ in nothing else; the same for"
+                    + " prometheus with help=yes, whose chart comment 1.37.1 writes before it looks at the"
+                    + " dimensions, exporting/prometheus/prometheus.c)");
 
     @TempDir
     Path tmp;
@@ -228,7 +230,7 @@ class QueryApiMatchesNetdataIT {
                     firstEntries);
             // badge.svg, weights, metric_correlations (their own comparison: DifferentialEndpoints)
             metadataCompared += new DifferentialEndpoints(seed, CHILD).compare(nd, st, charts, chartsDiffer, OBSOLETE,
-                    definedInOtherOrder ? DEFINITION_ORDER : null, PLANNED_ON_TIER,
+                    definedInOtherOrder ? DEFINITION_ORDER : null, PLANNED_ON_TIER, RETENTION_START,
                     (kind, q, d, a, b) -> record(kinds, example, report, kind, q, d, a, b));
             DataQueryGenerator gen = new DataQueryGenerator(seed, charts, CHILD, guid);
             // first_entry is compared with every chart (retention start, above); here it would hide the data
@@ -849,7 +851,8 @@ class QueryApiMatchesNetdataIT {
                     String why = a.status() == b.status() && chartBlocks(f, ka).equals(chartBlocks(f, kb))
                             ? DEFINITION_ORDER
                             : chartsDiffer || (onlyA.isEmpty() && obsoleteOnly(onlyB)) ? OBSOLETE
-                            : f.equals("shell") && a.status() == b.status() && definedNotCollected(st + h, a.body(), onlyA, onlyB)
+                            : !f.equals("json") && a.status() == b.status()
+                                    && definedNotCollected(st + h, f, a.body(), onlyA, onlyB)
                             ? NOT_COLLECTED : "";
                     record(kinds, example, report, why + "allmetrics " + f + " metrics", q,
                             new AnswerDiff.Difference("allmetrics " + f, "only netdata: " + head(onlyA)
@@ -872,13 +875,15 @@ class QueryApiMatchesNetdataIT {
      * dimension line (the chart's header, then its VISIBLETOTAL at once: no dimension collected there
      * since its definition) and the Strata parent does not define (404 for each, asked now).
      */
-    private boolean definedNotCollected(String strataApi, String netdataShell, List<String> onlyNetdata,
-                                        List<String> onlyStrata) throws IOException {
+    private boolean definedNotCollected(String strataApi, String format, String netdataAnswer,
+                                        List<String> onlyNetdata, List<String> onlyStrata) throws IOException {
         if (onlyNetdata.isEmpty() || !onlyStrata.isEmpty()) {
             return false;
         }
         Set<String> explained = new java.util.HashSet<>();
-        for (Map.Entry<String, List<String>> e : chartsWithoutDimensionLines(netdataShell).entrySet()) {
+        Map<String, List<String>> bare = format.equals("shell") ? chartsWithoutDimensionLines(netdataAnswer)
+                : chartsWithoutMetricLines(netdataAnswer);
+        for (Map.Entry<String, List<String>> e : bare.entrySet()) {
             if (onlyNetdata.containsAll(e.getValue())) {
                 if (get(strataApi + "chart?chart=" + DataQueryGenerator.enc(e.getKey())).status() != 404) {
                     return false;
@@ -887,6 +892,34 @@ class QueryApiMatchesNetdataIT {
             }
         }
         return explained.equals(new java.util.HashSet<>(onlyNetdata));
+    }
+
+    /**
+     * The charts of a prometheus allmetrics answer with {@code help=yes} listed by their comment line
+     * and no metric line after it (1.37.1 writes the comment before it looks at the dimensions,
+     * exporting/prometheus/prometheus.c), by id: the key of that comment line (as {@link #metricKeys}
+     * gives it).
+     */
+    static Map<String, List<String>> chartsWithoutMetricLines(String prometheus) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        String[] lines = prometheus.split("\n");
+        for (int i = 0; i < lines.length; i++) {
+            String l = lines[i];
+            boolean header = l.startsWith("# COMMENT homogeneous chart \"") || l.startsWith("# COMMENT heterogeneous chart \"");
+            if (!header) {
+                continue;
+            }
+            int j = i + 1;
+            while (j < lines.length && lines[j].isBlank()) {
+                j++;
+            }
+            if (j == lines.length || lines[j].startsWith("# COMMENT homogeneous chart ")
+                    || lines[j].startsWith("# COMMENT heterogeneous chart ")) {
+                int start = l.indexOf('"') + 1;
+                out.put(l.substring(start, l.indexOf('"', start)), List.of(prometheusKey(l)));
+            }
+        }
+        return out;
     }
 
     /**
@@ -1030,12 +1063,17 @@ class QueryApiMatchesNetdataIT {
                 int eq = line.indexOf('=');
                 keys.add(eq < 0 ? line : line.substring(0, eq));
             } else {
-                int close = line.lastIndexOf('}');
-                keys.add(line.startsWith("#") || close < 0 ? line.replaceAll(" [-0-9.e+]+( [0-9]+)?$", "")
-                        : line.substring(0, close + 1));
+                keys.add(prometheusKey(line));
             }
         }
         return keys;
+    }
+
+    /** A prometheus line without its value and time: a comment as it is, a metric up to its labels' end. */
+    static String prometheusKey(String line) {
+        int close = line.lastIndexOf('}');
+        return line.startsWith("#") || close < 0 ? line.replaceAll(" [-0-9.e+]+( [0-9]+)?$", "")
+                : line.substring(0, close + 1);
     }
 
     private static List<String> sortedCollectors(AnswerDiff.Answer info) throws IOException {
