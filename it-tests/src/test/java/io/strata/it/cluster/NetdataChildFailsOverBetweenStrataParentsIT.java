@@ -87,10 +87,20 @@ class NetdataChildFailsOverBetweenStrataParentsIT {
                     // first query): its very first point is not part of this promise
                     continue;
                 }
-                compared += ClusterChecks.waitForSame("ndchild " + chart + " on parent-a", truth, a, "ndchild", chart,
-                        t0, t1, compareDeadline, true);
-                ClusterChecks.waitForSame("ndchild " + chart + " on parent-b", truth, b, "ndchild", chart, t0, t1,
-                        compareDeadline, true);
+                try {
+                    compared += ClusterChecks.waitForSame("ndchild " + chart + " on parent-a", truth, a, "ndchild",
+                            chart, t0, t1, compareDeadline, true);
+                    ClusterChecks.waitForSame("ndchild " + chart + " on parent-b", truth, b, "ndchild", chart, t0, t1,
+                            compareDeadline, true);
+                } catch (AssertionError e) {
+                    // what each side did around the failover, for the second the assertion names
+                    System.out.println("[NetdataChildFailsOverIT] " + chart + " (window " + t0 + ".." + t1 + ", parent-a"
+                            + " killed after " + t0 + ")\n--- parent-b's values\n"
+                            + java.util.Arrays.deepToString(ClusterApi.perSecond(b, "ndchild", chart, t0, t1))
+                            + "\n--- parent-a's log\n" + a.log() + "\n--- parent-b's log\n" + b.log()
+                            + "\n--- the child's error log\n" + child.errorLog());
+                    throw e;
+                }
                 charts++;
             }
             System.out.println("[NetdataChildFailsOverIT] " + charts + " charts, " + compared + " values per parent over "
