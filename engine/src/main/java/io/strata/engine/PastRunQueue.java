@@ -1,13 +1,14 @@
 package io.strata.engine;
 
+import io.strata.engine.log.RepeatedFailureLog;
 import io.strata.engine.thread.StrataThreads;
+import io.strata.engine.time.Clocks;
 
 import java.io.IOException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +30,7 @@ final class PastRunQueue {
     private static final Logger LOG = LoggerFactory.getLogger(PastRunQueue.class);
     /** Runs waiting: 4 MiB of storage numbers at most. */
     static final int CAPACITY = 1024;
-    private static final long LOG_EVERY_NANOS = 60_000_000_000L;
+    private static final long LOG_SUMMARY_MILLIS = 60_000;
 
     private record Run(int metric, long firstTime, int updateEvery, int[] sns) {
     }
@@ -38,7 +39,6 @@ final class PastRunQueue {
     private static final Run STOP = new Run(-1, 0, 0, new int[0]);
 
     private final PastWriter writer;
-    private final LongSupplier nanoClock;
     private final ArrayBlockingQueue<Run> queue = new ArrayBlockingQueue<>(CAPACITY);
     private final Object done = new Object();
     private final AtomicLong submitted = new AtomicLong();
@@ -46,13 +46,14 @@ final class PastRunQueue {
     private long finished;
     private final LongAdder refused = new LongAdder();
     private final LongAdder failed = new LongAdder();
-    private final AtomicLong lastLogNanos = new AtomicLong(Long.MIN_VALUE / 2);
+    /** Refused and failed runs: the first of a run of them logged, then a summary a minute. */
+    private final RepeatedFailureLog failures = new RepeatedFailureLog(RepeatedFailureLog.forWarn(LOG),
+            LOG_SUMMARY_MILLIS, Clocks.wallMillisSupplier());
     private Thread thread;
     private volatile boolean stopped;
 
-    PastRunQueue(PastWriter writer, LongSupplier nanoClock) {
+    PastRunQueue(PastWriter writer) {
         this.writer = writer;
-        this.nanoClock = nanoClock;
     }
 
     /**
@@ -82,10 +83,11 @@ final class PastRunQueue {
             submitted.incrementAndGet();
         } else {
             refused.increment();
-            logRateLimited("refused a run of {} point(s) behind metric {}'s newest point: {} runs wait already "
-                    + "({} refused since open); the hole stays", count, metric, CAPACITY, refused.sum());
+            failures.failed("past writer queue", "refused a run of " + count + " point(s) behind metric " + metric
+                    + "'s newest point: " + CAPACITY + " runs wait already; the hole stays");
             return false;
         }
+        failures.recovered("past writer queue", "runs accepted again");
         return true;
     }
 
@@ -113,10 +115,11 @@ final class PastRunQueue {
                     continue;
                 }
                 writer.store(r.metric(), r.firstTime(), r.updateEvery(), r.sns(), 0, r.sns().length);
+                failures.recovered("past writer", "runs stored again");
             } catch (IOException | RuntimeException e) {
                 failed.increment();
-                logRateLimited("a run behind metric {}'s newest point was not stored: {} ({} such failure(s) since "
-                        + "open)", r == null ? -1 : r.metric(), e.toString(), failed.sum());
+                failures.failed("past writer", "a run behind metric " + (r == null ? -1 : r.metric())
+                        + "'s newest point was not stored: " + e);
             }
             if (r != null) {
                 synchronized (done) {
@@ -124,14 +127,6 @@ final class PastRunQueue {
                     done.notifyAll();
                 }
             }
-        }
-    }
-
-    private void logRateLimited(String format, Object... args) {
-        long now = nanoClock.getAsLong();
-        long last = lastLogNanos.get();
-        if (now - last >= LOG_EVERY_NANOS && lastLogNanos.compareAndSet(last, now)) {
-            LOG.warn(format, args);
         }
     }
 

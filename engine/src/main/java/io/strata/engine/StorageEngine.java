@@ -106,7 +106,7 @@ public final class StorageEngine implements Closeable {
         this.cache = new PageCache(cfg.autoCacheBytes(0) * 3 / 4, cfg.autoCacheBytes(0) / 4);
         this.reader = new TierReader(tiers, flusher, hot0, hotN, memoryLock, cache, readErrors);
         this.past = new PastWriter(registry, cfg, reader, flusher, hotN, pointsSealed);
-        this.pastQueue = new PastRunQueue(past, cfg.nanoClock());
+        this.pastQueue = new PastRunQueue(past);
         for (int t = 0; t < tiers.length; t++) {
             tiers[t].addDeletionListener(cache::invalidate);
             int tier = t;
