@@ -463,8 +463,8 @@ final class TierReader {
         int wanted = pageInts(r);
         if (wanted > sc.disk.length) {
             readErrors.increment();
-            log.warn("query skipped a page of {} entries in {} at {}: more than a page holds", r.entries(),
-                    r.file().path(), r.extentOffset());
+            readFailures.failed(r.file().path().toString(), "query skipped a page of " + r.entries() + " entries in "
+                    + r.file().path() + " at " + r.extentOffset() + ": more than a page holds");
             return null;
         }
         if (cache.copyPage(r.file(), r.extentOffset(), r.slot(), sc.disk) >= 0) {
@@ -506,7 +506,7 @@ final class TierReader {
             reader.open(ext.bytes(), r.file().path().toString(), r.extentOffset());
         } catch (CorruptionException e) {
             readErrors.increment();
-            log.warn("query skipped a damaged extent: {}", e.getMessage());
+            readFailures.failed(r.file().path().toString(), "query skipped a damaged extent: " + e.getMessage());
             return null;
         }
         int[] result = null;
@@ -533,7 +533,7 @@ final class TierReader {
                 }
             } catch (CorruptionException e) {
                 readErrors.increment();
-                log.warn("query skipped a damaged page: {}", e.getMessage());
+                readFailures.failed(q.file().path().toString(), "query skipped a damaged page: " + e.getMessage());
                 continue;
             }
             cache.putPage(q.file(), q.extentOffset(), q.slot(), pts, n);
