@@ -205,7 +205,14 @@ class ReplacedParentRefilledFromPeerIT {
             long liveExpected = 0;
             long liveMissing = 0;
             long liveAfter = Math.max(liveFrom, bStartSecond - 5);
-            long liveBefore = Math.min(catchUpEnd, System.currentTimeMillis() / 1000 - 3);
+            // at least 20 s of live ingest are checked: a refill faster than that is measured up to its end,
+            // and the window runs on past it (the same stream stored both)
+            long liveBefore = Math.max(catchUpEnd, liveAfter + 20);
+            long liveWaitDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.currentTimeMillis() / 1000 - 3 < liveBefore && System.nanoTime() < liveWaitDeadline) {
+                Thread.sleep(200);
+            }
+            liveBefore = Math.min(liveBefore, System.currentTimeMillis() / 1000 - 3);
             int liveCharts = full ? Math.min(5, chartsPerChild) : chartsPerChild;
             for (String h : hosts) {
                 for (int c = 0; c < liveCharts; c++) {
@@ -238,6 +245,7 @@ class ReplacedParentRefilledFromPeerIT {
             System.out.println("[RefillBench] machine: " + Runtime.getRuntime().availableProcessors() + " cores, "
                     + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() + " load average");
             assertEquals(0, differ, "values of the history missing or different on parent-b: " + firstDiffs);
+            assertTrue(liveExpected > 0, "no live second of parent-a checked: seconds " + liveAfter + ".." + liveBefore);
             assertEquals(0, liveMissing, "live seconds parent-a did not store during the refill");
         } finally {
             if (load != null) {
