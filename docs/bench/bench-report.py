@@ -218,7 +218,8 @@ def load_results(results):
         if name.endswith(".json"):
             with open(os.path.join(results, name)) as f:
                 data = json.load(f)
-            out[data["figure"]] = data
+            # a results file written by hand may lack the key: its file name names the figure
+            out[data.get("figure", name[:-len(".json")])] = data
     return out
 
 
@@ -379,6 +380,10 @@ def cmd_summary(args):
     for name, data in load_results(args.results).items():
         fig = FIGURES.get(name, {})
         print("%s  (%s; %s)" % (name, data.get("source", ""), data.get("build", "")))
+        if "series" not in data:
+            # runs recorded in another shape (by a script of their own): the file itself has them
+            print("  runs recorded in their own shape: docs/bench/results/%s.json" % name)
+            continue
         for s in data["series"]:
             groups = {}
             for run in s["runs"]:
@@ -482,7 +487,7 @@ def rows_of(panel, results):
         if not data:
             continue
         keys = []
-        for i, s in enumerate(data["series"]):
+        for i, s in enumerate(data.get("series", [])):
             if only and s["label"] != only:
                 continue
             groups = {}
@@ -564,7 +569,7 @@ def line_plot(spec, results, sources):
     left, right, height = 90, 760, 180
     for path, scale, unit in spec["ys"]:
         lines = []
-        for i, s in enumerate(data["series"]):
+        for i, s in enumerate(data.get("series", [])):
             by_x = {}
             for run in s["runs"]:
                 x, v = value(run, spec["x"]), value(run, path)
