@@ -34,10 +34,11 @@ import java.util.concurrent.atomic.LongAdder;
  * good when the live data jumped) and rebuilt at once; the open window, and those after it that
  * the late aggregation has not reached, are aggregated live from the hot pages, which lack the
  * run: they are queued and rebuilt once the tier has moved past them ({@link #drainPending}, called by
- * past stores at most once a second, by the past-writer thread while idle, and by {@link StorageEngine#flush}); after a restart, backfill recomputes the
- * windows past each tier's last point from tier 0, which holds the past page. A crash before a
- * queued window was rebuilt leaves that window as it was aggregated live (the tier-0 points are
- * safe).
+ * past stores at most once a second, by the past-writer thread while idle, and by {@link StorageEngine#flush}). Every past page
+ * is recorded in the {@link PendingRebuildJournal} before the flusher has it, and its record stays
+ * until its windows are rebuilt and on disk; at start, {@link #recover} rebuilds every recorded
+ * page again, so a restart or a crash before a queued window was rebuilt no longer leaves it as it
+ * was aggregated live.
  *
  * <p>Pages go to the flusher like every sealed page (dirty, then an extent, journal v1, journal
  * v2), so they survive a crash as other pages do. Primitive: one page array, one encoded copy and
@@ -202,12 +203,12 @@ final class PastWriter {
         return values;
     }
 
-    /** Rebuilds tiers 1+ over a past page, holding its journal entry open until the first pass is done. */
+    /**
+     * Rebuilds tiers 1+ over a past page, then lets go of the hold its journal entry was created with
+     * (until then no compaction drops it).
+     */
     private void rebuildHolding(int metric, int ue, long from, long to, PendingRebuildJournal.Entry entry)
             throws IOException {
-        if (entry != null) {
-            entry.outstanding.incrementAndGet();
-        }
         rebuild(metric, ue, 1, from, to, entry);
         // not when the rebuild failed: the entry then stays in the journal until a restart
         if (entry != null) {

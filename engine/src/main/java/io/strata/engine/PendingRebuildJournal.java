@@ -59,8 +59,11 @@ final class PendingRebuildJournal implements Closeable {
         final int updateEvery;
         final long from;
         final long to;
-        /** Rebuilds of this page not yet done (queued windows, plus one while the first pass runs). */
-        final AtomicInteger outstanding = new AtomicInteger();
+        /**
+         * Rebuilds of this page not yet done: queued windows, plus one from the record's creation until
+         * its first pass is done (so that a compaction on another thread never drops it before).
+         */
+        final AtomicInteger outstanding = new AtomicInteger(1);
 
         Entry(int metric, long uuidMsb, long uuidLsb, int updateEvery, long from, long to) {
             this.metric = metric;
