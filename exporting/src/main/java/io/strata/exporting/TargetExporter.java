@@ -523,7 +523,6 @@ final class TargetExporter implements Closeable {
         for (FillJournal.Page f : taken) {
             int metric = reg.lookup(f.uuidMsb(), f.uuidLsb());
             if (metric < 0) {
-                queuedFills.addAndGet(-f.count());
                 continue;
             }
             HostState h = hostOf.get(metric);
@@ -534,15 +533,12 @@ final class TargetExporter implements Closeable {
                         // a host this node exported before the restart and resumes at its position once
                         // it takes it again: the hole lies behind that position, only this page sends it
                         keep.add(f);
-                    } else {
-                        // not exported here: the take-over or the normal path covers it
-                        queuedFills.addAndGet(-f.count());
                     }
+                    // else not exported here: the take-over or the normal path covers it
                     continue;
                 }
                 hostOf.put(metric, h);
             }
-            queuedFills.addAndGet(-f.count());
             TreeMap<Long, Integer> windows = filled.computeIfAbsent(metric, m -> new TreeMap<>());
             for (int i = 0; i < f.count(); i++) {
                 long t = f.firstTime() + (long) i * f.updateEvery();
@@ -588,9 +584,15 @@ final class TargetExporter implements Closeable {
                 sendFilled(h);
             }
         }
-        for (FillJournal.Page f : keep) {
-            queuedFills.addAndGet(f.count());
+        // the slots of the pages done with leave the bound (only now: a failed send restores them all)
+        long done = 0;
+        for (FillJournal.Page f : taken) {
+            done += f.count();
         }
+        for (FillJournal.Page f : keep) {
+            done -= f.count();
+        }
+        queuedFills.addAndGet((int) -done);
         return keep;
     }
 
