@@ -5,7 +5,9 @@ package io.strata.engine;
  * follows the engine by time (the exporter, from its acknowledged position) learns of points that
  * arrived behind a metric's newest one. Called on the thread that stored the run (the caller of
  * {@code storePast}, or the past-writer thread for {@code submitPast}); it must only copy what it
- * needs and return (no I/O, no lock a reader holds).
+ * needs and return: no lock a reader holds, no fsync and no read, at most one append of a few
+ * hundred bytes to a file of its own (the exporter's fill journal), as the engine's own
+ * pending-rebuild journal does on the same thread.
  */
 @FunctionalInterface
 public interface PastPageListener {

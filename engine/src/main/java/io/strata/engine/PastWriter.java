@@ -34,10 +34,11 @@ import java.util.concurrent.atomic.LongAdder;
  * good when the live data jumped) and rebuilt at once; the open window, and those after it that
  * the late aggregation has not reached, are aggregated live from the hot pages, which lack the
  * run: they are queued and rebuilt once the tier has moved past them ({@link #drainPending}, called by
- * past stores at most once a second, by the past-writer thread while idle, and by {@link StorageEngine#flush}); after a restart, backfill recomputes the
- * windows past each tier's last point from tier 0, which holds the past page. A crash before a
- * queued window was rebuilt leaves that window as it was aggregated live (the tier-0 points are
- * safe).
+ * past stores at most once a second, by the past-writer thread while idle, and by {@link StorageEngine#flush}). Every past page
+ * is recorded in the {@link PendingRebuildJournal} before the flusher has it, and its record stays
+ * until its windows are rebuilt and on disk; at start, {@link #recover} rebuilds every recorded
+ * page again, so a restart or a crash before a queued window was rebuilt no longer leaves it as it
+ * was aggregated live.
  *
  * <p>Pages go to the flusher like every sealed page (dirty, then an extent, journal v1, journal
  * v2), so they survive a crash as other pages do. Primitive: one page array, one encoded copy and
@@ -60,8 +61,12 @@ final class PastWriter {
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
 
     /** The windows of {@code tier} covering {@code [from, to]} (seconds) of a metric collected every {@code updateEvery}. */
-    private record Pending(int metric, int updateEvery, int tier, long from, long to) {
+    private record Pending(int metric, int updateEvery, int tier, long from, long to,
+                           PendingRebuildJournal.Entry entry) {
     }
+
+    /** The past pages whose windows may still need a rebuild, on disk; null with a single tier. */
+    private final PendingRebuildJournal journal;
 
     /** Told of every page stored here, once readers see it. */
     private final CopyOnWriteArrayList<PastPageListener> listeners = new CopyOnWriteArrayList<>();
@@ -77,7 +82,8 @@ final class PastWriter {
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     PastWriter(MetricRegistry registry, EngineConfig cfg, TierReader reader, Flusher flusher, HotAggregateTable[] hotN,
-               LongAdder pointsSealed) {
+               LongAdder pointsSealed, PendingRebuildJournal journal) {
+        this.journal = journal;
         this.hotN = hotN;
         this.registry = registry;
         this.cfg = cfg;
@@ -177,6 +183,11 @@ final class PastWriter {
         long start = t0 + (long) a * ue;
         long end = start + (long) (n - 1) * ue;
         int bytes = PageCodecTier0.encode(page, n, sc.bytes, 0);
+        // Recorded before the flusher has the page: no extent holding it is durable without the
+        // record (the flusher forces the journal before each batch of extents).
+        PendingRebuildJournal.Entry entry = journal == null ? null
+                : journal.append(metric, registry.uuidMsb(metric), registry.uuidLsb(metric), ue, start, end,
+                cfg.nanoClock().getAsLong());
         flusher.accept(new DirtyPage(metric, registry.chartId(metric), 0, registry.uuidMsb(metric),
                 registry.uuidLsb(metric), start, ue, n, DiskFormat.PAGE_TYPE_TIER0, Arrays.copyOf(sc.bytes, bytes),
                 cfg.nanoClock().getAsLong()));
@@ -187,16 +198,79 @@ final class PastWriter {
             l.pastPageStored(metric, start, ue, page, n);
         }
         if (registry.tiers() > 1) {
-            rebuild(metric, ue, 1, start, end);
+            rebuildHolding(metric, ue, start, end, entry);
         }
         return values;
+    }
+
+    /**
+     * Rebuilds tiers 1+ over a past page, then lets go of the hold its journal entry was created with
+     * (until then no compaction drops it).
+     */
+    private void rebuildHolding(int metric, int ue, long from, long to, PendingRebuildJournal.Entry entry)
+            throws IOException {
+        rebuild(metric, ue, 1, from, to, entry);
+        // not when the rebuild failed: the entry then stays in the journal until a restart
+        if (entry != null) {
+            entry.outstanding.decrementAndGet();
+        }
+    }
+
+    /**
+     * Rebuilds, at start, the tier windows of every past page the journal kept: those the tiers
+     * have passed now, the others once they pass them (queued as after a fill).
+     */
+    void recover() throws IOException {
+        if (journal == null) {
+            return;
+        }
+        for (PendingRebuildJournal.Entry e : journal.entries()) {
+            rebuildHolding(e.metric, e.updateEvery, e.from, e.to, e);
+        }
+    }
+
+    /**
+     * Whether a journal entry can go: every window over it rebuilt, and no page of tiers 1+ of its
+     * metric over its range still waiting for the disk (a rebuilt window is durable).
+     */
+    private boolean settled(PendingRebuildJournal.Entry e) {
+        if (!e.rebuilt()) {
+            return false;
+        }
+        for (int t = 1; t < registry.tiers(); t++) {
+            DirtyPage[] d = flusher.dirtyPages(t, e.metric);
+            if (d == null) {
+                continue;
+            }
+            long step = cfg.tierStep(t, e.updateEvery);
+            long from = ceilTo(e.from, step);
+            long to = ceilTo(e.to, step);
+            for (DirtyPage p : d) {
+                long last = p.startTime + (long) (p.entries - 1) * p.updateEvery;
+                if (p.startTime <= to && last >= from) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Drops the journal entries whose rebuilds are done and durable; with {@code always} (after a
+     * flush, when every page is on disk) even when they are few.
+     */
+    void compactJournal(boolean always) throws IOException {
+        if (journal != null) {
+            journal.compact(this::settled, always);
+        }
     }
 
     /**
      * Rebuilds the windows of {@code tier} (and, through them, of the tiers above) that cover
      * {@code [from, to]}: those already written now, the others queued.
      */
-    private void rebuild(int metric, int ue, int tier, long from, long to) throws IOException {
+    private void rebuild(int metric, int ue, int tier, long from, long to, PendingRebuildJournal.Entry entry)
+            throws IOException {
         if (tier >= registry.tiers()) {
             return;
         }
@@ -220,10 +294,13 @@ final class PastWriter {
         long doneTo = Math.min(e2, finalTo);
         if (e1 <= doneTo) {
             rebuildWindows(metric, ue, tier, step, e1, doneTo);
-            rebuild(metric, ue, tier + 1, e1 - step + 1, doneTo);
+            rebuild(metric, ue, tier + 1, e1 - step + 1, doneTo, entry);
         }
         if (e2 > doneTo) {
-            pending.add(new Pending(metric, ue, tier, Math.max(e1, doneTo + step) - step + 1, to));
+            if (entry != null) {
+                entry.outstanding.incrementAndGet();
+            }
+            pending.add(new Pending(metric, ue, tier, Math.max(e1, doneTo + step) - step + 1, to, entry));
         }
     }
 
@@ -303,10 +380,15 @@ final class PastWriter {
         for (int n = pending.size(); n > 0; n--) {
             Pending p = pending.poll();
             if (p == null) {
-                return;
+                break;
             }
-            rebuild(p.metric(), p.updateEvery(), p.tier(), p.from(), p.to());
+            rebuild(p.metric(), p.updateEvery(), p.tier(), p.from(), p.to(), p.entry());
+            // not when the rebuild failed: the entry then stays in the journal until a restart
+            if (p.entry() != null) {
+                p.entry().outstanding.decrementAndGet();
+            }
         }
+        compactJournal(false);
     }
 
     /** Windows waiting until their tier has written them. */

@@ -54,6 +54,8 @@ public final class StorageEngine implements Closeable {
     private final TierReader reader;
     private final PastWriter past;
     private final PastRunQueue pastQueue;
+    /** Past pages whose tier windows may still need a rebuild (null with a single tier). */
+    private final PendingRebuildJournal rebuildJournal;
     private final LongAdder queries = new LongAdder();
     private final Thread flusherThread;
     private final ReentrantReadWriteLock memoryLock = new ReentrantReadWriteLock();
@@ -68,8 +70,9 @@ public final class StorageEngine implements Closeable {
     volatile long closeJoinMillis = 30_000;
 
     private StorageEngine(EngineConfig cfg, MetricRegistry registry, MetadataStore metadata, RecoveryReport report,
-                          TierStore[] tiers) {
+                          TierStore[] tiers, PendingRebuildJournal rebuildJournal) {
         this.cfg = cfg;
+        this.rebuildJournal = rebuildJournal;
         this.registry = registry;
         this.metadata = metadata;
         this.report = report;
@@ -84,6 +87,10 @@ public final class StorageEngine implements Closeable {
                 cfg.fsync() == FsyncPolicy.NEVER ? () -> { } : () -> {
                     try {
                         metadata.sync();
+                        if (rebuildJournal != null) {
+                            // a past page's record before the extent that holds the page
+                            rebuildJournal.sync();
+                        }
                     } catch (IOException e) {
                         throw DiskFullException.naming(cfg.dir(), e);
                     }
@@ -105,7 +112,7 @@ public final class StorageEngine implements Closeable {
         }
         this.cache = new PageCache(cfg.autoCacheBytes(0) * 3 / 4, cfg.autoCacheBytes(0) / 4);
         this.reader = new TierReader(tiers, flusher, hot0, hotN, memoryLock, cache, readErrors);
-        this.past = new PastWriter(registry, cfg, reader, flusher, hotN, pointsSealed);
+        this.past = new PastWriter(registry, cfg, reader, flusher, hotN, pointsSealed, rebuildJournal);
         this.pastQueue = new PastRunQueue(past);
         for (int t = 0; t < tiers.length; t++) {
             tiers[t].addDeletionListener(cache::invalidate);
@@ -167,10 +174,29 @@ public final class StorageEngine implements Closeable {
         for (String n : report.notes()) {
             log.info("recovery: {}", n);
         }
-        StorageEngine e = new StorageEngine(cfg, registry, metadata, report, tiers);
+        PendingRebuildJournal journal = null;
+        if (cfg.tiers() > 1) {
+            try {
+                journal = PendingRebuildJournal.open(cfg.io(), cfg.dir(), cfg.fsync() != FsyncPolicy.NEVER, registry);
+            } catch (IOException | RuntimeException ex) {
+                for (TierStore t : tiers) {
+                    try {
+                        t.close();
+                    } catch (IOException suppressed) {
+                        ex.addSuppressed(suppressed);
+                    }
+                }
+                metadata.close();
+                throw ex;
+            }
+        }
+        StorageEngine e = new StorageEngine(cfg, registry, metadata, report, tiers, journal);
         e.flusherThread.start();
         try {
             Backfill.run(registry, cfg, e.reader, e.hotN);
+            // after the backfill, which reopens each tier's open window: windows up to it are
+            // rebuilt now, the open one once the tier passes it
+            e.past.recover();
         } catch (IOException | RuntimeException ex) {
             try {
                 e.close();
@@ -482,6 +508,21 @@ public final class StorageEngine implements Closeable {
         return past.pendingRebuilds();
     }
 
+    /** Past pages in the pending tier-rebuild journal ({@code past-rebuilds}) now. */
+    public int pendingRebuildJournalRecords() {
+        return rebuildJournal == null ? 0 : rebuildJournal.size();
+    }
+
+    /** Records of the pending tier-rebuild journal found damaged and skipped at open (a foreign file counts 1). */
+    public long pendingRebuildJournalRecordsDamaged() {
+        return rebuildJournal == null ? 0 : rebuildJournal.damagedAtOpen();
+    }
+
+    /** Past pages not recorded in the pending tier-rebuild journal since open (full, or a write failed). */
+    public long pendingRebuildsNotRecorded() {
+        return rebuildJournal == null ? 0 : rebuildJournal.notRecorded();
+    }
+
     /** Stores a gap (a missed collection) at {@code time}. */
     public boolean storeGap(int metric, long time, int updateEvery) {
         return storeStorageNumber(metric, time, updateEvery, StorageNumber.SN_EMPTY_SLOT);
@@ -507,6 +548,8 @@ public final class StorageEngine implements Closeable {
         }
         flusher.flush(flushTimeoutMillis);
         metadata.sync();
+        // every page is on disk now, the rebuilt windows too: their records can go
+        past.compactJournal(true);
     }
 
     /** Receives the points of a query, in time order. */
@@ -838,6 +881,15 @@ public final class StorageEngine implements Closeable {
         } catch (IOException e) {
             if (first == null) {
                 first = e;
+            }
+        }
+        if (rebuildJournal != null) {
+            try {
+                rebuildJournal.close();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                }
             }
         }
         released = true;

@@ -10,6 +10,7 @@ import io.strata.engine.page.StorageNumber;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.exporting.config.DataSource;
 import io.strata.exporting.config.TargetConfig;
+import io.strata.exporting.position.FillJournal;
 import io.strata.exporting.position.PositionStore;
 import io.strata.exporting.remotewrite.LabelSet;
 import io.strata.exporting.remotewrite.NetdataNames;
@@ -21,11 +22,11 @@ import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.LinkedHashMap;
@@ -77,8 +78,11 @@ final class TargetExporter implements Closeable {
     private final LongSupplier clockMillis;
     private final WriteRequestEncoder encoder = new WriteRequestEncoder();
     private final Map<UUID, HostState> hosts = new LinkedHashMap<>();
-    /** Pages stored behind metrics' newest points, waiting for the exporter's thread (bounded in slots). */
-    private final ConcurrentLinkedQueue<Fill> fills = new ConcurrentLinkedQueue<>();
+    /**
+     * Pages stored behind metrics' newest points, waiting for the exporter's thread (bounded in slots),
+     * kept in {@code <target>.fills} beside the positions so that a restart still sends them.
+     */
+    private final FillJournal fills;
     private final AtomicInteger queuedFills = new AtomicInteger();
     private final AtomicLong droppedFills = new AtomicLong();
     private final PastPageListener pastListener = this::pastPageStored;
@@ -117,6 +121,22 @@ final class TargetExporter implements Closeable {
         this.tickMillis = Math.min(1000, cfg.updateEvery() * 500L);
         this.thread = StrataThreads.newThread(this::run, "strata-export-" + cfg.name());
         this.thread.setDaemon(true);
+        Path dir = positions.file().getParent();
+        FillJournal j;
+        try {
+            j = FillJournal.open(dir, cfg.name());
+        } catch (IOException e) {
+            LOG.warn("exporting to {}: the fill journal in {} cannot be opened ({}); holes filled behind the position"
+                    + " are queued in memory only, and lost at a restart", cfg.section(), dir, e.toString());
+            j = FillJournal.inMemory(dir, cfg.name());
+        }
+        this.fills = j;
+        int recovered = (int) j.queuedSlots();
+        if (recovered > 0 || j.damaged() > 0) {
+            LOG.info("exporting to {}: {} slots of holes filled before the restart to send ({} damaged records"
+                    + " skipped)", cfg.section(), recovered, j.damaged());
+        }
+        queuedFills.addAndGet(recovered);
         engine.addPastPageListener(pastListener);
     }
 
@@ -476,28 +496,53 @@ final class TargetExporter implements Closeable {
      * The position does not move. Returns false when nothing waited.
      */
     private boolean sendFills() throws IOException, InterruptedException {
-        if (fills.isEmpty()) {
+        fills.sync();
+        List<FillJournal.Page> taken = fills.takeAll();
+        if (taken.isEmpty()) {
             return false;
         }
+        try {
+            List<FillJournal.Page> keep = sendFills(taken);
+            fills.settle(keep, keep.size() < taken.size());
+            return keep.size() < taken.size();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            // sent again at the next turn (or after a restart: they are still in the file)
+            fills.restore(taken);
+            throw e;
+        }
+    }
+
+    /** Sends the windows of {@code taken}; returns the pages of hosts this node resumes later, which wait. */
+    private List<FillJournal.Page> sendFills(List<FillJournal.Page> taken) throws IOException, InterruptedException {
         int ue = cfg.updateEvery();
+        MetricRegistry reg = engine.registry();
         // per exported metric: window end -> values the drained pages put in it
         Map<Integer, TreeMap<Long, Integer>> filled = new HashMap<>();
         Map<Integer, HostState> hostOf = new HashMap<>();
-        Fill f;
-        while ((f = fills.poll()) != null) {
-            queuedFills.addAndGet(-f.sns.length);
-            HostState h = hostOf.get(f.metric);
-            if (h == null) {
-                h = hostExporting(f.metric);
-                if (h == null) {
-                    continue; // not exported here, or not yet: the take-over or the normal path covers it
-                }
-                hostOf.put(f.metric, h);
+        List<FillJournal.Page> keep = new ArrayList<>();
+        for (FillJournal.Page f : taken) {
+            int metric = reg.lookup(f.uuidMsb(), f.uuidLsb());
+            if (metric < 0) {
+                continue;
             }
-            TreeMap<Long, Integer> windows = filled.computeIfAbsent(f.metric, m -> new TreeMap<>());
-            for (int i = 0; i < f.sns.length; i++) {
-                long t = f.firstTime + (long) i * f.updateEvery;
-                if (f.sns[i] != StorageNumber.SN_EMPTY_SLOT && t <= h.position) {
+            HostState h = hostOf.get(metric);
+            if (h == null) {
+                h = hostExporting(metric);
+                if (h == null) {
+                    if (resumesLater(metric)) {
+                        // a host this node exported before the restart and resumes at its position once
+                        // it takes it again: the hole lies behind that position, only this page sends it
+                        keep.add(f);
+                    }
+                    // else not exported here: the take-over or the normal path covers it
+                    continue;
+                }
+                hostOf.put(metric, h);
+            }
+            TreeMap<Long, Integer> windows = filled.computeIfAbsent(metric, m -> new TreeMap<>());
+            for (int i = 0; i < f.count(); i++) {
+                long t = f.firstTime() + (long) i * f.updateEvery();
+                if (f.filled(i) && t <= h.position) {
                     windows.merge((t + ue - 1) / ue * ue, 1, Integer::sum);
                 }
             }
@@ -539,7 +584,35 @@ final class TargetExporter implements Closeable {
                 sendFilled(h);
             }
         }
-        return true;
+        // the slots of the pages done with leave the bound (only now: a failed send restores them all)
+        long done = 0;
+        for (FillJournal.Page f : taken) {
+            done += f.count();
+        }
+        for (FillJournal.Page f : keep) {
+            done -= f.count();
+        }
+        queuedFills.addAndGet((int) -done);
+        return keep;
+    }
+
+    /**
+     * Whether {@code metric} is a series of a host this node does not export now but will resume at its
+     * persisted position (it exported the host last and did not release it: a restart before its
+     * stream came back).
+     */
+    private boolean resumesLater(int metric) {
+        for (HostState h : hosts.values()) {
+            if (h.owned) {
+                continue;
+            }
+            for (Series s : h.series) {
+                if (s.metric == metric) {
+                    return positions.position(h.guid) >= 0 && !positions.released(h.guid);
+                }
+            }
+        }
+        return false;
     }
 
     private void sendFilled(HostState h) throws IOException, InterruptedException {
@@ -569,14 +642,36 @@ final class TargetExporter implements Closeable {
         return null;
     }
 
-    /** Engine callback (the thread that stored the page): copies the page for the exporter's thread. */
+    /**
+     * Engine callback (the thread that stored the page): queues which slots the page filled for the
+     * exporter's thread, appended to the fill journal (a write to the page cache, no fsync).
+     */
     private void pastPageStored(int metric, long firstTime, int updateEvery, int[] sns, int count) {
-        if (queuedFills.addAndGet(count) > MAX_QUEUED_FILL_SLOTS) {
-            queuedFills.addAndGet(-count);
-            droppedFills.incrementAndGet();
-            return;
+        MetricRegistry reg = engine.registry();
+        for (int off = 0; off < count; off += FillJournal.MAX_SLOTS) {
+            int n = Math.min(FillJournal.MAX_SLOTS, count - off);
+            long[] bits = new long[FillJournal.MAX_SLOTS / 64];
+            int values = 0;
+            for (int i = 0; i < n; i++) {
+                if (sns[off + i] != StorageNumber.SN_EMPTY_SLOT) {
+                    bits[i >>> 6] |= 1L << i;
+                    values++;
+                }
+            }
+            if (values == 0) {
+                continue;
+            }
+            if (queuedFills.addAndGet(n) > MAX_QUEUED_FILL_SLOTS) {
+                queuedFills.addAndGet(-n);
+                droppedFills.incrementAndGet();
+                continue;
+            }
+            if (!fills.add(new FillJournal.Page(reg.uuidMsb(metric), reg.uuidLsb(metric),
+                    firstTime + (long) off * updateEvery, updateEvery, n, bits), clockMillis.getAsLong())) {
+                queuedFills.addAndGet(-n);
+                droppedFills.incrementAndGet();
+            }
         }
-        fills.add(new Fill(metric, firstTime, updateEvery, Arrays.copyOf(sns, count)));
     }
 
     /** Keeps the catch-up under {@code max samples per second}. */
@@ -672,10 +767,11 @@ final class TargetExporter implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** A page stored behind a metric's newest point: its slots, values only where it filled one. */
-    private record Fill(int metric, long firstTime, int updateEvery, int[] sns) {
+        try {
+            fills.close();
+        } catch (IOException e) {
+            LOG.warn("exporting to {}: closing {}: {}", cfg.section(), fills.file(), e.toString());
+        }
     }
 
     /** A dimension exported as one series. */

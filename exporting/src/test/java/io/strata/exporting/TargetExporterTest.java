@@ -8,6 +8,7 @@ import io.strata.engine.page.StorageNumber;
 import io.strata.exporting.config.DataSource;
 import io.strata.exporting.config.Destination;
 import io.strata.exporting.config.TargetConfig;
+import io.strata.exporting.position.FillJournal;
 import io.strata.exporting.position.PositionStore;
 import io.strata.exporting.remotewrite.RemoteWriteClient;
 import io.strata.exporting.remotewrite.RetryPolicy;
@@ -17,7 +18,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -69,6 +72,10 @@ class TargetExporterTest {
     }
 
     private TargetExporter exporter(TargetConfig cfg) throws Exception {
+        return exporter(cfg, dir.resolve("pos"));
+    }
+
+    private TargetExporter exporter(TargetConfig cfg, Path positionsDir) throws Exception {
         HostOwnership ownership = new HostOwnership() {
             @Override
             public boolean exports(UUID host) {
@@ -80,7 +87,7 @@ class TargetExporterTest {
                 return false;
             }
         };
-        return new TargetExporter(cfg, engine, UUID.randomUUID(), ownership, PositionStore.open(dir.resolve("pos"),
+        return new TargetExporter(cfg, engine, UUID.randomUUID(), ownership, PositionStore.open(positionsDir,
                 cfg.name()), new RemoteWriteClient(cfg), new RetryPolicy(1, 4), new ExportMeters(meters, cfg.name()),
                 System::currentTimeMillis, 0);
     }
@@ -321,6 +328,113 @@ class TargetExporterTest {
             assertEquals(60 + 13, points.size());
             assertEquals((T0 + 59) * 1000, points.get(59).timeMs());
             assertEquals((T0 + 119 - 13 + 1) * 1000, points.get(60).timeMs());
+        }
+    }
+
+    /** T0..T0+29 and T0+60..T0+119 exported up to T0+119, then the hole T0+30..T0+59 filled behind the position. */
+    private TargetExporter exportThenFillTheHole() throws Exception {
+        store(T0, T0 + 29);
+        store(T0 + 60, T0 + 119);
+        PositionStore.open(dir.resolve("pos"), "t").commit(HOST, T0 - 1);
+        TargetExporter e = exporter(config(1, 60));
+        exportUntil(e, T0 + 119);
+        storePast(T0 + 29, T0 + 59);
+        assertEquals(30L * metrics.length, engine.pastPointsStored());
+        return e;
+    }
+
+    /** Cycles a restarted exporter until the position reaches T0+129 and what was queued has gone out. */
+    private void resumeAndExport(TargetExporter second) throws Exception {
+        store(T0 + 120, T0 + 129);
+        exportUntil(second, T0 + 129);
+        for (int i = 0; i < 5; i++) {
+            second.cycle();
+        }
+    }
+
+    @Test
+    void aHoleFilledBeforeARestartIsSentAfterItOnce() throws Exception {
+        TargetExporter e = exportThenFillTheHole();
+        e.close(); // stopped before its next turn sent the hole
+        TargetExporter second = exporter(config(1, 60));
+        try {
+            resumeAndExport(second);
+            assertEverySecondOnce(T0, T0 + 129);
+            assertEquals(30.0 * metrics.length, meters.get("strata.exporting.filled.samples.sent").counter().count());
+        } finally {
+            second.close();
+        }
+        // sent: the journal holds nothing more, a third start sends nothing again
+        TargetExporter third = exporter(config(1, 60));
+        try {
+            for (int i = 0; i < 5; i++) {
+                third.cycle();
+            }
+            assertEverySecondOnce(T0, T0 + 129);
+        } finally {
+            third.close();
+        }
+    }
+
+    @Test
+    void aHoleFilledBeforeAKillIsSentAfterTheRestartOnce() throws Exception {
+        TargetExporter e = exportThenFillTheHole();
+        // what kill -9 leaves: the positions and the fills as they are on disk now
+        Path killed = dir.resolve("pos-killed");
+        Files.createDirectories(killed);
+        try (var files = Files.list(dir.resolve("pos"))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, killed.resolve(f.getFileName()));
+            }
+        }
+        e.close();
+        TargetExporter second = exporter(config(1, 60), killed);
+        try {
+            resumeAndExport(second);
+            assertEverySecondOnce(T0, T0 + 129);
+        } finally {
+            second.close();
+        }
+    }
+
+    @Test
+    void aDamagedFillRecordIsSkippedAndTheOthersAreSent() throws Exception {
+        TargetExporter e = exportThenFillTheHole();
+        e.close();
+        Path file = dir.resolve("pos").resolve("t.fills");
+        byte[] b = Files.readAllBytes(file);
+        assertEquals(metrics.length, (b.length - FillJournal.HEADER_BYTES) / FillJournal.RECORD_BYTES,
+                "a record per page filled");
+        // the first record damaged, and a torn record at the end
+        b[FillJournal.HEADER_BYTES + 40] ^= 0x21;
+        byte[] torn = new byte[b.length + 30];
+        System.arraycopy(b, 0, torn, 0, b.length);
+        Files.write(file, torn);
+        TargetExporter second = exporter(config(1, 60));
+        try {
+            resumeAndExport(second);
+        } finally {
+            second.close();
+        }
+        // the metric of the damaged record lacks the hole; every other series has every second once
+        Map<Integer, Integer> seconds = new HashMap<>();
+        for (int m : metrics) {
+            String key = target.snapshot().keySet().stream().filter(k -> k.contains("chart=test.chart" + (m / 3) + ",")
+                    && k.contains("dimension=" + engine.metadata().dimension(m).id() + ",")).findFirst().orElseThrow();
+            seconds.put(m, target.snapshot().get(key).size());
+        }
+        assertEquals(1, seconds.values().stream().filter(n -> n == 100).count(), seconds.toString());
+        assertEquals(metrics.length - 1, seconds.values().stream().filter(n -> n == 130).count(), seconds.toString());
+
+        // a file that is not a fill journal: kept aside, the exporter starts with an empty queue
+        Files.write(file, new byte[] {'n', 'o', 't', ' ', 'o', 'u', 'r', 's'});
+        TargetExporter third = exporter(config(1, 60));
+        try {
+            third.cycle();
+            assertTrue(Files.exists(dir.resolve("pos").resolve("t.fills.damaged")));
+            assertEquals(FillJournal.HEADER_BYTES, Files.size(file));
+        } finally {
+            third.close();
         }
     }
 }
