@@ -13,6 +13,10 @@ import java.util.Arrays;
  * <li>{@link #CODEC_DECIMAL} (1): gaps as runs, then the present points as decimal values predicted
  *     from their neighbours, the residuals' bit lengths coded by an adaptive binary range coder and
  *     their remaining bits stored verbatim.</li>
+ * <li>{@link #CODEC_DECIMAL_RUNS} (2): the header of codec 1 with a body that codes a run of points
+ *     with a zero residual and the predicted top (in FIXED mode, the top pack gives the point's
+ *     value) as one run length; specified in docs/format/page.md, "Codec 2". Decoded beside 0 and
+ *     1; written only when asked for ({@link #DEFAULT_CODEC} is codec 1).</li>
  * </ul>
  *
  * <h2>CODEC_DECIMAL layout</h2>
