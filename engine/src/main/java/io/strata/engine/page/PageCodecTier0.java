@@ -106,8 +106,8 @@ public final class PageCodecTier0 {
     public static final int CODEC_DECIMAL_RUNS = 2;
     /**
      * The codec {@link #encode(int[], int, byte[], int)} writes (raw when it would not be smaller).
-     * Still {@link #CODEC_DECIMAL}: codec 2 encodes Netdata's stress-test pages with 1.44x less CPU
-     * but real pages with only 1.02x less, short of the 1.5x on both that would make it the default
+     * Still {@link #CODEC_DECIMAL}: codec 2 encodes Netdata's stress-test pages with 1.36x less CPU
+     * but real pages with only 1.04x less, short of the 1.5x on both that would make it the default
      * (docs/benchmarks.md, "JMH, hot paths").
      */
     public static final int DEFAULT_CODEC = CODEC_DECIMAL;
