@@ -13,6 +13,10 @@ import java.util.Arrays;
  * <li>{@link #CODEC_DECIMAL} (1): gaps as runs, then the present points as decimal values predicted
  *     from their neighbours, the residuals' bit lengths coded by an adaptive binary range coder and
  *     their remaining bits stored verbatim.</li>
+ * <li>{@link #CODEC_DECIMAL_RUNS} (2): the header of codec 1 with a body that codes a run of points
+ *     with a zero residual and the predicted top (in FIXED mode, the top pack gives the point's
+ *     value) as one run length; specified in docs/format/page.md, "Codec 2". Decoded beside 0 and
+ *     1; written only when asked for ({@link #DEFAULT_CODEC} is codec 1).</li>
  * </ul>
  *
  * <h2>CODEC_DECIMAL layout</h2>
@@ -94,6 +98,19 @@ public final class PageCodecTier0 {
     public static final int CODEC_RAW = 0;
     /** Codec id: decimal prediction + range-coded residual lengths. */
     public static final int CODEC_DECIMAL = 1;
+    /**
+     * Codec id: the header of {@link #CODEC_DECIMAL}, with a body that codes a run of points with a
+     * zero residual and the predicted top as one run length, and predicts a FIXED page's tops from
+     * the point's value (docs/format/page.md, "Codec 2").
+     */
+    public static final int CODEC_DECIMAL_RUNS = 2;
+    /**
+     * The codec {@link #encode(int[], int, byte[], int)} writes (raw when it would not be smaller).
+     * Still {@link #CODEC_DECIMAL}: codec 2 encodes Netdata's stress-test pages with 1.36x less CPU
+     * but real pages with only 1.04x less, short of the 1.5x on both that would make it the default
+     * (docs/benchmarks.md, "JMH, hot paths").
+     */
+    public static final int DEFAULT_CODEC = CODEC_DECIMAL;
 
     /** The empty slot (a gap): {@link StorageNumber#SN_EMPTY_SLOT}. */
     static final int GAP = StorageNumber.SN_EMPTY_SLOT;
@@ -158,6 +175,18 @@ public final class PageCodecTier0 {
      * @throws IllegalArgumentException if the count or the destination range is invalid
      */
     public static int encode(int[] points, int count, byte[] dst, int dstOffset) {
+        return encode(points, count, dst, dstOffset, DEFAULT_CODEC);
+    }
+
+    /**
+     * {@link #encode(int[], int, byte[], int)} with the given codec, {@link #CODEC_DECIMAL} or
+     * {@link #CODEC_DECIMAL_RUNS} ({@link #CODEC_RAW} is still written when the codec would not be
+     * smaller); for benchmarks and tests that compare them.
+     */
+    public static int encode(int[] points, int count, byte[] dst, int dstOffset, int codec) {
+        if (codec != CODEC_DECIMAL && codec != CODEC_DECIMAL_RUNS) {
+            throw new IllegalArgumentException("not a tier-0 model codec: " + codec);
+        }
         int max = maxEncodedLength(count);
         if (count > points.length) {
             throw new IllegalArgumentException("count " + count + " > points " + points.length);
@@ -169,7 +198,7 @@ public final class PageCodecTier0 {
             Coder c = CODER.get();
             int n;
             try {
-                n = c.encodeDecimal(points, count, dst, dstOffset, dstOffset + max);
+                n = c.encodeDecimal(points, count, dst, dstOffset, dstOffset + max, codec);
             } finally {
                 c.buf = null;
             }
@@ -219,10 +248,10 @@ public final class PageCodecTier0 {
             }
             return;
         }
-        if (id == CODEC_DECIMAL) {
+        if (id == CODEC_DECIMAL || id == CODEC_DECIMAL_RUNS) {
             Coder c = CODER.get();
             try {
-                c.decodeDecimal(src, srcOffset, srcOffset + length, points, count);
+                c.decodeDecimal(src, srcOffset, srcOffset + length, points, count, id);
             } finally {
                 c.buf = null;
             }
@@ -315,7 +344,15 @@ public final class PageCodecTier0 {
         private static final int P_TREE = 2; // 2 contexts x 64
         private static final int P_TOP_SAME = P_TREE + 128; // 5 contexts
         private static final int P_TOP_LIT = P_TOP_SAME + 5; // 256
-        private static final int N_PROBS = P_TOP_LIT + 256;
+        // codec 2's probabilities (a page uses one codec's; all are reset for each page)
+        private static final int P2_RUN = 0; // 2 contexts x 32 unary decisions of a run's bit length
+        private static final int P2_SYM = P2_RUN + 64; // 2 contexts x 64 (6-bit tree)
+        private static final int P2_TOP_SAME = P2_SYM + 128; // 4 contexts (symbol 1-7, 8-15, 16-21, 22+)
+        private static final int P2_TOP_LIT = P2_TOP_SAME + 4; // 256
+        private static final int P2_RUN_LOW = P2_TOP_LIT + 256; // 13 bit lengths x 12 positions
+        private static final int N_PROBS = Math.max(P_TOP_LIT + 256, P2_RUN_LOW + 13 * 12);
+        /** A run's bit length n (of run + 1) is at most this; the decoder rejects more. */
+        private static final int MAX_RUN_BITS = 31;
         private static final int MOVE_BITS = 3;
         /** Points POINT's costing sums between checks of whether it has already lost. */
         private static final int POINT_BLOCK = 64;
@@ -449,17 +486,17 @@ public final class PageCodecTier0 {
                 values = new long[n];
                 quantumW = new long[n];
                 pointU = new long[n];
-                decisions = new char[16 * n];
+                decisions = new char[16 * n + 64];
             }
         }
 
         /** Returns the encoded length, or -1 when it would not fit in {@code [start, limit)}. */
-        int encodeDecimal(int[] pts, int count, byte[] dst, int start, int limit) {
+        int encodeDecimal(int[] pts, int count, byte[] dst, int start, int limit, int codec) {
             int pos = start;
             if (limit - pos < 2) {
                 return -1;
             }
-            dst[pos++] = CODEC_DECIMAL;
+            dst[pos++] = (byte) codec;
             int flagsPos = pos++;
             int i0 = 0;
             while (i0 < count && pts[i0] == GAP) {
@@ -847,6 +884,10 @@ public final class PageCodecTier0 {
             }
             dst[flagsPos] = (byte) flags;
 
+            if (codec == CODEC_DECIMAL_RUNS) {
+                return encodeRunsBody(dst, start, pos, limit, p, k, point, quant, pred, vs, v0, stepShift,
+                        stepInv, mean, topsConst, useAnchor, anchorSn, emin, first);
+            }
             // body. The model lists every point's range-coded decisions and sends its raw bits to
             // their stream (which only meets the range coder's at the end, so the order does not
             // matter); then the coder codes the decisions in one loop.
@@ -956,6 +997,327 @@ public final class PageCodecTier0 {
             return v < lo ? lo : v > hi ? hi : v;
         }
 
+        // ---------------------------------------------------------------- codec 2 (runs)
+
+        /** The top of exponent {@code e} (-7..7) without sign, MUL100 or user flags: pack's choice of MUL. */
+        private static final int[] CANON_TOP = new int[15];
+
+        static {
+            for (int e = -7; e <= 7; e++) {
+                CANON_TOP[e + 7] = e > 0 ? 0x40 | e << 3 : -e << 3;
+            }
+        }
+
+        /** {@code 0xFFFFFF * 10^d}: the largest |V| whose mantissa fits at d exponents above Emin. */
+        private static final long[] FIT = new long[MAX_SPAN + 1];
+
+        static {
+            for (int d = 0; d <= MAX_SPAN; d++) {
+                FIT[d] = 0xffffffL * POW10[d];
+            }
+        }
+
+        /**
+         * Codec 2's predicted top of a FIXED point of value {@code v} at scale {@code emin} (format:
+         * "predicted top"): the top pack would give it, at the smallest exponent whose mantissa
+         * fits, with the previous point's user flags; the previous top where that has no answer.
+         */
+        static int predictTop(long v, int emin, int prevTop) {
+            if (v == 0) {
+                return prevTop & 3;
+            }
+            long a = Math.abs(v);
+            int d = 0;
+            while (a > FIT[d] || a < 0) {
+                if (++d > MAX_SPAN) {
+                    return prevTop;
+                }
+            }
+            int e = emin + d;
+            if (e < -7 || e > 7 || (d > 0 && v % POW10[d] != 0)) {
+                return prevTop;
+            }
+            return CANON_TOP[e + 7] | (v < 0 ? 0x80 : 0) | (prevTop & 3);
+        }
+
+        /** Context of codec 2's "top differs" bit after a non-zero symbol. */
+        static int topContext2(int sym) {
+            return P2_TOP_SAME + (sym < 8 ? 0 : sym < 16 ? 1 : sym < 22 ? 2 : 3);
+        }
+
+        /** Codec 2's symbol decisions: a 6-bit tree a context, at {@code SYMBOL2_DECISIONS[(ctx << 6 | sym) * 6]}. */
+        private static final char[] SYMBOL2_DECISIONS = new char[2 * 64 * 6];
+
+        static {
+            for (int ctx = 0; ctx < 2; ctx++) {
+                for (int sym = 0; sym < 64; sym++) {
+                    listTree(SYMBOL2_DECISIONS, (ctx << 6 | sym) * 6, P2_SYM + (ctx << 6), sym, 6);
+                }
+            }
+        }
+
+        /** The 8 decisions of codec 2's top tree for each value of {@code top ^ predicted}. */
+        private static final char[] TOP2_TREE = new char[256 * 8];
+
+        static {
+            for (int x = 0; x < 256; x++) {
+                listTree(TOP2_TREE, x << 3, P2_TOP_LIT, x, 8);
+            }
+        }
+
+        /** Probability of bit {@code pos} (0 = the highest) below the leading 1 of a run of {@code bits} bits. */
+        static int runLowProb(int bits, int pos) {
+            return P2_RUN_LOW + Math.min(bits, 12) * 12 + Math.min(pos, 11);
+        }
+
+        /**
+         * Lists a run length's decisions: the bit length n of run + 1 in unary, then its n - 1 bits
+         * below the leading 1, high first. All range-coded, so that which decisions follow never
+         * depends on the raw stream (what makes a cut page fail to decode).
+         */
+        static int listRun(char[] d, int n, int ctx, int run) {
+            int v = run + 1;
+            int bits = 32 - Integer.numberOfLeadingZeros(v);
+            int base = (P2_RUN + (ctx << 5)) << 1;
+            for (int b = 0; b < bits - 1; b++) {
+                d[n++] = (char) (base + (b << 1) | 1);
+            }
+            d[n++] = (char) (base + ((bits - 1) << 1));
+            for (int b = bits - 2, pos = 0; b >= 0; b--, pos++) {
+                d[n++] = (char) (runLowProb(bits, pos) << 1 | ((v >>> b) & 1));
+            }
+            return n;
+        }
+
+        /**
+         * Codec 2's body after the header of codec 1 (which chose the model): for each event, the
+         * length of a run of plain points (zero residual, predicted top), then the point that ends
+         * it. Returns the encoded length, or -1 when it does not fit.
+         */
+        private int encodeRunsBody(byte[] dst, int start, int pos, int limit, int[] p, int k, boolean point,
+                boolean quant, int pred, long[] vs, long v0, int stepShift, long stepInv, long mean,
+                boolean topsConst, boolean useAnchor, int anchorSn, int emin, int first) {
+            startEncoder(dst, pos, limit);
+            long[] us = pointU;
+            long[] wqs = quantumW;
+            char[] dec = decisions;
+            int nd = 0;
+            int prevTop = first >>> 24;
+            long w1 = quant ? wqs[0] : 0;
+            long w2 = w1;
+            boolean predictTops = !topsConst && !point;
+            int ctx = 0;
+            int run = 0;
+            for (int j = 1; j < k; j++) {
+                int sn = p[j];
+                long u;
+                if (point) {
+                    u = us[j];
+                } else {
+                    long w = quant ? wqs[j] : ((vs[j] - v0) >> stepShift) * stepInv;
+                    long pw = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : 2 * w1 - w2;
+                    u = zigzag(w - pw);
+                    w2 = w1;
+                    w1 = w;
+                }
+                int top = sn >>> 24;
+                int predTop = prevTop;
+                if (predictTops) {
+                    // pack's top when the point's own exponent is the smallest at which it fits
+                    // (always so for pack's output), else the general rule
+                    int m = sn & 0xffffff;
+                    int e = EXP10_OF_TOP[top];
+                    if (m != 0 && (e == emin || m > 0xffffff / 10) && e >= -7 && e <= 7) {
+                        predTop = CANON_TOP[e + 7] | (sn < 0 ? 0x80 : 0) | (prevTop & 3);
+                    } else {
+                        predTop = predictTop(vs[j], emin, prevTop);
+                    }
+                }
+                if (u == 0 && top == predTop) {
+                    run++;
+                    prevTop = top;
+                    continue;
+                }
+                nd = listRun(dec, nd, ctx, run);
+                run = 0;
+                int sym = useAnchor && u != 0 && sn == anchorSn ? SYM_ANCHOR : bitLength(u);
+                System.arraycopy(SYMBOL2_DECISIONS, (ctx << 6 | sym) * 6, dec, nd, 6);
+                nd += 6;
+                if (sym != SYM_ANCHOR) {
+                    if (!topsConst) {
+                        if (sym != 0) {
+                            dec[nd++] = (char) (topContext2(sym) << 1 | (top != predTop ? 1 : 0));
+                        }
+                        if (top != predTop) {
+                            System.arraycopy(TOP2_TREE, (top ^ predTop) << 3, dec, nd, 8);
+                            nd += 8;
+                        }
+                    }
+                    if (sym >= 2) {
+                        putRaw(u, sym - 1);
+                    }
+                    ctx = sym == 0 ? 0 : 1;
+                } else {
+                    ctx = 0;
+                }
+                prevTop = top;
+            }
+            if (run > 0) {
+                nd = listRun(dec, nd, ctx, run);
+            }
+            if (overflow) {
+                return -1;
+            }
+            encodeDecisions(dec, nd);
+            int end = finishEncoder(limit);
+            return end < 0 ? -1 : end - start;
+        }
+
+        /** Decodes a run length of codec 2; fails past {@code left} points. */
+        private int decodeRun(int ctx, int left) {
+            int base = P2_RUN + (ctx << 5);
+            int bits = 1;
+            while (decodeBit(base + bits - 1) == 1) {
+                if (++bits > MAX_RUN_BITS) {
+                    throw new CorruptPageException("run length too long");
+                }
+            }
+            long v = 1;
+            for (int pos = 0; pos < bits - 1; pos++) {
+                v = v << 1 | decodeBit(runLowProb(bits, pos));
+            }
+            if (v - 1 > left) {
+                throw new CorruptPageException("run of " + (v - 1) + " points past the page's " + left);
+            }
+            return (int) (v - 1);
+        }
+
+        /** Codec 2's body, from slot {@code i} (the one after the first present point). */
+        private void decodeRunsBody(int[] pts, int count, int i, int k, int first, boolean point, int pred,
+                boolean topsConst, boolean useAnchor, int anchorSn, long wAnchor, int emin, long s, long base,
+                long mean, long w1, long excLeft, int excHp, long nextExc, long nextRem) {
+            boolean predictTops = !topsConst && !point;
+            int prevTop = first >>> 24;
+            long xp = sx(first);
+            int ep = exp10(first);
+            long w2 = 0;
+            int ctx = 0;
+            int run = -1; // plain points left in the current run; -1: a run length comes next
+            int j = 1;
+            for (; i < count; i++) {
+                if (pts[i] == GAP) {
+                    continue;
+                }
+                if (run < 0) {
+                    run = decodeRun(ctx, k - j);
+                }
+                int sym;
+                long u;
+                if (run > 0) {
+                    run--;
+                    sym = 0;
+                    u = 0;
+                } else {
+                    run = -1;
+                    sym = decodeTree(P2_SYM + (ctx << 6), 6);
+                    u = sym < 2 || sym == SYM_ANCHOR ? sym : (1L << (sym - 1)) | getRaw(sym - 1);
+                }
+                boolean plain = run >= 0;
+                int sn;
+                long w = 0;
+                if (sym == SYM_ANCHOR) {
+                    if (!useAnchor || j == nextExc) {
+                        throw new CorruptPageException("unexpected anchor");
+                    }
+                    sn = anchorSn;
+                    w = wAnchor;
+                    ctx = 0;
+                } else {
+                    long r = unzigzag(u);
+                    long v = 0;
+                    if (!point) {
+                        long pw = pred == PRED_PREV ? w1 : pred == PRED_MEAN ? mean : j > 1 ? 2 * w1 - w2 : w1;
+                        w = pw + r;
+                        v = base + w * s;
+                        if (j == nextExc) {
+                            v += nextRem;
+                            if (excLeft > 0) {
+                                hp = excHp;
+                                nextExc = j + 1 + getVar();
+                                nextRem = unzigzag(getVar());
+                                excHp = hp;
+                                excLeft--;
+                            } else {
+                                nextExc = -1;
+                            }
+                        }
+                    }
+                    int predTop = predictTops ? predictTop(v, emin, prevTop) : prevTop;
+                    int top = predTop;
+                    if (!plain && !topsConst) {
+                        if (sym == 0 || decodeBit(topContext2(sym)) == 1) {
+                            int x = decodeTree(P2_TOP_LIT, 8);
+                            if (x == 0) {
+                                throw new CorruptPageException("a changed top equal to the predicted one");
+                            }
+                            top = predTop ^ x;
+                        }
+                    } else if (!plain && sym == 0) {
+                        throw new CorruptPageException("a plain point outside a run");
+                    }
+                    int e = exp10(top << 24);
+                    long x;
+                    if (point) {
+                        x = rescale(xp, ep - e) + r;
+                    } else {
+                        int d = e - emin;
+                        if (d < 0 || d > MAX_SPAN) {
+                            throw new CorruptPageException("point outside the page's scale");
+                        }
+                        if (d == 0) {
+                            x = v;
+                        } else {
+                            long p10 = POW10[d];
+                            if (v % p10 != 0) {
+                                throw new CorruptPageException("value not representable at its exponent");
+                            }
+                            x = v / p10;
+                        }
+                    }
+                    boolean neg = (top & 0x80) != 0;
+                    if (x < 0) {
+                        if (!neg) {
+                            throw new CorruptPageException("sign mismatch");
+                        }
+                        x = -x;
+                    } else if (x > 0 && neg) {
+                        throw new CorruptPageException("sign mismatch");
+                    }
+                    if (x < 0 || x > 0xffffff) {
+                        throw new CorruptPageException("mantissa out of range");
+                    }
+                    sn = top << 24 | (int) x;
+                    if (!plain) {
+                        ctx = sym == 0 ? 0 : 1;
+                    }
+                }
+                pts[i] = sn;
+                prevTop = sn >>> 24;
+                xp = sx(sn);
+                ep = exp10(sn);
+                w2 = w1;
+                w1 = w;
+                j++;
+            }
+            if (run > 0) {
+                throw new CorruptPageException("run past the last point");
+            }
+            if (nextExc != -1) {
+                throw new CorruptPageException("exceptions past the last point");
+            }
+            finishDecoder();
+        }
+
         // ---------------------------------------------------------------- decode
 
         private int hp;
@@ -985,7 +1347,7 @@ public final class PageCodecTier0 {
             return v;
         }
 
-        void decodeDecimal(byte[] src, int start, int end, int[] pts, int count) {
+        void decodeDecimal(byte[] src, int start, int end, int[] pts, int count, int codec) {
             buf = src;
             hp = start + 1;
             hend = end;
@@ -1128,6 +1490,11 @@ public final class PageCodecTier0 {
                 w1 = Math.floorDiv(scaled(first, emin) - base + halfS, s);
             }
             startDecoder(src, bodyStart, end);
+            if (codec == CODEC_DECIMAL_RUNS) {
+                decodeRunsBody(pts, count, i, k, first, point, pred, topsConst, useAnchor, anchorSn, wAnchor,
+                        emin, s, base, mean, w1, excLeft, excHp, nextExc, nextRem);
+                return;
+            }
             int prevTop = first >>> 24;
             long xp = sx(first);
             int ep = exp10(first);

@@ -45,6 +45,9 @@ class PageCodecTier0GoldenTest {
     /** SHA-256 of the encodings (length, then the bytes), in order. */
     static final String OUTPUT_SHA256 = "db1dcd310c1e05f13ab619605b3c979492a79a768a899e6e2882c52136e3d75e";
 
+    /** SHA-256 of the codec-2 ({@code decimal-runs}) encodings of the same inputs (length, then the bytes). */
+    static final String OUTPUT_SHA256_CODEC2 = "49a80016996bf85be05f9bd91de68ce551a570685683b6752b04266bd64f5d39";
+
     /** Golden-only shapes, after {@link PageCodecTier0Test#generate}'s kinds 0..9. */
     static final int KINDS = 16;
 
@@ -215,7 +218,7 @@ class PageCodecTier0GoldenTest {
             for (int x : p) {
                 in.update(word.putInt(0, x).array());
             }
-            int len = PageCodecTier0.encode(p, p.length, dst, 3); // an offset, as in an extent
+            int len = PageCodecTier0.encode(p, p.length, dst, 3, PageCodecTier0.CODEC_DECIMAL); // an offset, as in an extent
             byte[] e = java.util.Arrays.copyOfRange(dst, 3, 3 + len);
             out.update(word.putInt(0, len).array());
             out.update(e);
@@ -233,6 +236,35 @@ class PageCodecTier0GoldenTest {
             assertTrue(seen.getOrDefault(feature, 0) > 0, "no page uses " + feature + ": " + seen);
         }
         assertEquals(OUTPUT_SHA256, outHash, "tier-0 encodings changed: the on-disk format must not");
+    }
+
+    /**
+     * The same for codec 2 ({@code decimal-runs}): its bytes are pinned (captured when the codec was
+     * written), every page decodes back, and codec 2 is what every non-raw page uses.
+     */
+    @Test
+    void codec2EncodingsAreTheOnesOfTheFormat() throws IOException, NoSuchAlgorithmException {
+        List<int[]> pages = inputs();
+        MessageDigest out = MessageDigest.getInstance("SHA-256");
+        byte[] dst = new byte[3 + PageCodecTier0.maxEncodedLength(1024)];
+        int[] back = new int[1024];
+        ByteBuffer word = ByteBuffer.allocate(4);
+        long bytes = 0;
+        int[] codecs = new int[3];
+        for (int[] p : pages) {
+            int len = PageCodecTier0.encode(p, p.length, dst, 3, PageCodecTier0.CODEC_DECIMAL_RUNS);
+            out.update(word.putInt(0, len).array());
+            out.update(dst, 3, len);
+            bytes += len;
+            codecs[dst[3]]++;
+            PageCodecTier0.decode(dst, 3, len, back, p.length);
+            assertTrue(java.util.Arrays.equals(back, 0, p.length, p, 0, p.length), "a page does not decode back");
+        }
+        String outHash = HexFormat.of().formatHex(out.digest());
+        System.out.printf(Locale.ROOT, "tier-0 golden, codec 2: %d pages (%d raw), %d bytes, encodings %s%n",
+                pages.size(), codecs[0], bytes, outHash);
+        assertEquals(0, codecs[1]);
+        assertEquals(OUTPUT_SHA256_CODEC2, outHash, "tier-0 codec-2 encodings changed: the on-disk format must not");
     }
 
     /** A page mixing the shapes: runs of points from several generated pages, gaps at random. */
@@ -265,7 +297,7 @@ class PageCodecTier0GoldenTest {
             int[] p = r.nextInt(4) == 0 ? mixed(r, n) : generate(r, r.nextInt(KINDS), n);
             int count = r.nextInt(8) == 0 ? r.nextInt(n + 1) : n;
             int off = r.nextInt(5);
-            int la = PageCodecTier0.encode(p, count, a, off);
+            int la = PageCodecTier0.encode(p, count, a, off, PageCodecTier0.CODEC_DECIMAL);
             int lb = Tier0ReferenceEncoder.encode(p, count, b, off);
             if (la != lb || !java.util.Arrays.equals(a, off, off + la, b, off, off + lb)) {
                 StringBuilder s = new StringBuilder();
@@ -306,7 +338,7 @@ class PageCodecTier0GoldenTest {
             }
             int count = r.nextInt(8) == 0 ? r.nextInt(n + 1) : n;
             int off = r.nextInt(5);
-            int la = PageCodecTier0.encode(p, count, a, off);
+            int la = PageCodecTier0.encode(p, count, a, off, PageCodecTier0.CODEC_DECIMAL);
             int lb = Tier0ReferenceEncoder.encode(p, count, b, off);
             if (la != lb || !java.util.Arrays.equals(a, off, off + la, b, off, off + lb)) {
                 throw new AssertionError("seed " + seed + ", page " + t + " (" + count + " points): encoded "

@@ -40,13 +40,23 @@ class PageCodecTier0Test {
         return StorageNumber.pack(v, OK);
     }
 
-    /** Encodes with guard bytes around the destination range, decodes, compares; returns the encoding. */
+    /**
+     * Encodes with guard bytes around the destination range, decodes, compares; returns the encoding
+     * of the default codec, after checking codec 1 the same way (old pages keep decoding).
+     */
     static byte[] roundTrip(int[] points, int count) {
+        roundTrip(points, count, PageCodecTier0.CODEC_DECIMAL);
+        return roundTrip(points, count, PageCodecTier0.DEFAULT_CODEC);
+    }
+
+    /** {@link #roundTrip(int[], int)} with one codec. */
+    static byte[] roundTrip(int[] points, int count, int codec) {
         int max = PageCodecTier0.maxEncodedLength(count);
         int off = 7;
         byte[] dst = new byte[off + max + 9];
         Arrays.fill(dst, (byte) 0x5a);
-        int len = PageCodecTier0.encode(points, count, dst, off);
+        int len = PageCodecTier0.encode(points, count, dst, off, codec);
+        assertTrue(dst[off] == PageCodecTier0.CODEC_RAW || dst[off] == codec, "codec " + dst[off] + " instead of " + codec);
         assertTrue(len >= 1 && len <= max, "length " + len + " of max " + max);
         for (int i = 0; i < off; i++) {
             assertEquals((byte) 0x5a, dst[i], "wrote before the range");
@@ -228,7 +238,7 @@ class PageCodecTier0Test {
             p[i] = sn(Math.sin(i / 30.0) * 1000);
         }
         byte[] enc = roundTrip(p);
-        assertEquals(PageCodecTier0.CODEC_DECIMAL, enc[0]);
+        assertEquals(PageCodecTier0.DEFAULT_CODEC, enc[0]);
         int[] big = new int[10_000];
         for (int i = 0; i < big.length; i++) {
             big[i] = i % 1000 == 999 ? GAP : sn(i * 0.001);
@@ -428,7 +438,7 @@ class PageCodecTier0Test {
         long encoded = 0;
         long stored = 0;
         long storedRaw = 0;
-        int[] codecs = new int[2];
+        int[] codecs = new int[3];
         for (int e = 0; e < pages.size(); e += EXTENT_PAGES) {
             int end = Math.min(pages.size(), e + EXTENT_PAGES);
             int pos = 0;
@@ -470,8 +480,8 @@ class PageCodecTier0Test {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "tier-0 on %s: %d pages (%d raw, %d decimal), %d slots, %d samples%n", DATASET,
-                pages.size(), codecs[0], codecs[1], slots, samples);
+        System.out.printf(Locale.ROOT, "tier-0 on %s: %d pages (%d raw, %d decimal, %d decimal-runs), %d slots, %d samples%n",
+                DATASET, pages.size(), codecs[0], codecs[1], codecs[2], slots, samples);
         System.out.printf(Locale.ROOT, "  encoded %.3f B/sample; after LZ4 (64-page extents) %.3f B/sample, %.3f B/slot"
                 + "; 4-byte points + LZ4: %.3f B/sample%n", (double) encoded / samples, (double) stored / samples,
                 (double) stored / slots, (double) storedRaw / samples);

@@ -43,6 +43,10 @@ public class PageCodecBenchmark extends EngineBenchmarkBase {
     @Param({BenchData.NETDATA, BenchData.RANDOM_WALK, BenchData.STRESS})
     public String dataset;
 
+    /** Tier-0 codec id: 1 {@code decimal}, 2 {@code decimal-runs} (docs/format/page.md). */
+    @Param({"1", "2"})
+    public int codec;
+
     private int[][] pages;
     private byte[][] encoded;
     private final byte[] dst = new byte[PageCodecTier0.maxEncodedLength(POINTS)];
@@ -60,7 +64,7 @@ public class PageCodecBenchmark extends EngineBenchmarkBase {
         long bytes = 0;
         int raw = 0;
         for (int i = 0; i < pages.length; i++) {
-            int n = PageCodecTier0.encode(pages[i], POINTS, dst, 0);
+            int n = PageCodecTier0.encode(pages[i], POINTS, dst, 0, codec);
             encoded[i] = Arrays.copyOf(dst, n);
             bytes += n;
             if (dst[0] == PageCodecTier0.CODEC_RAW) {
@@ -72,9 +76,9 @@ public class PageCodecBenchmark extends EngineBenchmarkBase {
             }
         }
         long points = (long) pages.length * POINTS;
-        System.out.printf("%nPageCodecBenchmark[%s]: %d pages, %d points, %d bytes encoded = %.4f bytes/point"
+        System.out.printf("%nPageCodecBenchmark[%s, codec %d]: %d pages, %d points, %d bytes encoded = %.4f bytes/point"
                         + " (raw 4), %d pages stored raw%n",
-                dataset, pages.length, points, bytes, (double) bytes / points, raw);
+                dataset, codec, pages.length, points, bytes, (double) bytes / points, raw);
         next = 0;
     }
 
@@ -84,7 +88,7 @@ public class PageCodecBenchmark extends EngineBenchmarkBase {
     public int encode() {
         int i = next;
         next = i + 1 == pages.length ? 0 : i + 1;
-        return PageCodecTier0.encode(pages[i], POINTS, dst, 0);
+        return PageCodecTier0.encode(pages[i], POINTS, dst, 0, codec);
     }
 
     /** Decodes the next page; the score is points decoded per second. */
