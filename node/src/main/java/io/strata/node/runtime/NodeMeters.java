@@ -157,6 +157,23 @@ public final class NodeMeters {
                 .description("Damaged extents or pages met by queries").register(r);
         Gauge.builder("strata.engine.page.memory", engine, StorageEngine::pageMemoryBytes)
                 .description("Off-heap bytes of page memory").baseUnit("bytes").register(r);
+        // the past path: holes filled behind a metric's newest point, and what it could not do
+        counter(r, "strata.engine.past.points", "Values offered behind their metric's newest point", "result",
+                "stored", engine, StorageEngine::pastPointsStored);
+        counter(r, "strata.engine.past.points", "Values offered behind their metric's newest point", "result",
+                "held", engine, StorageEngine::pastPointsHeld);
+        counter(r, "strata.engine.past.runs.lost", "Runs of past points not stored", "reason", "queue.full",
+                engine, StorageEngine::pastRunsRefused);
+        counter(r, "strata.engine.past.runs.lost", "Runs of past points not stored", "reason", "read.failed",
+                engine, StorageEngine::pastRunsFailed);
+        FunctionCounter.builder("strata.engine.tier.windows.rebuilt", engine, StorageEngine::tierWindowsRebuilt)
+                .description("Windows of tiers 1+ recomputed over filled ranges").register(r);
+        Gauge.builder("strata.engine.tier.rebuilds.pending", engine, StorageEngine::pendingTierRebuilds)
+                .description("Filled ranges whose tier 1+ windows are still open, to be rebuilt").register(r);
+        FunctionCounter.builder("strata.engine.tier.rebuilds.unrecorded", engine,
+                        StorageEngine::pendingRebuildsNotRecorded)
+                .description("Past pages whose pending rebuild could not be journalled (lost at a crash)")
+                .register(r);
     }
 
     private static <T> void counter(MeterRegistry r, String name, String description, String tag, String value,

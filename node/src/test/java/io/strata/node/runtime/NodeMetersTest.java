@@ -103,8 +103,16 @@ class NodeMetersTest {
                     1, 1, 0));
             long t0 = 1_700_000_000L;
             for (long t = t0; t < t0 + 7200; t++) {
-                assertTrue(engine.store(metric, t, 1, t % 100, StorageNumber.SN_DEFAULT_FLAGS));
+                if (t < t0 + 1000 || t >= t0 + 1010) { // a hole of 10 s, filled behind the newest point below
+                    assertTrue(engine.store(metric, t, 1, t % 100, StorageNumber.SN_DEFAULT_FLAGS));
+                }
             }
+            int[] hole = new int[10];
+            for (int i = 0; i < hole.length; i++) {
+                hole[i] = StorageNumber.pack(i, StorageNumber.SN_DEFAULT_FLAGS);
+            }
+            assertEquals(10, engine.storePast(metric, t0 + 1000, 1, hole, 0, 10));
+            assertEquals(0, engine.storePast(metric, t0 + 1000, 1, hole, 0, 10)); // a stored value wins
             engine.flush();
             engine.query(metric, 1, t0, t0 + 3600, 60, (time, sum, min, max, count, anomalies) -> { });
             engine.query(metric, 1, t0, t0 + 3600, 60, (time, sum, min, max, count, anomalies) -> { });
@@ -123,6 +131,13 @@ class NodeMetersTest {
             assertTrue(hits > 0 && misses > 0, "hits " + hits + ", misses " + misses);
             assertEquals(hits / (hits + misses), value(after, "strata_engine_cache_hit_ratio{cache=\"page\"}"), 1e-12);
             assertTrue(value(after, "strata_engine_disk_read_bytes_total") > 0);
+            assertEquals(10, value(after, "strata_engine_past_points_total{result=\"stored\"}"));
+            assertEquals(10, value(after, "strata_engine_past_points_total{result=\"held\"}"));
+            assertEquals(0, value(after, "strata_engine_past_runs_lost_total{reason=\"queue.full\"}"));
+            assertEquals(0, value(after, "strata_engine_past_runs_lost_total{reason=\"read.failed\"}"));
+            assertTrue(value(after, "strata_engine_tier_windows_rebuilt_total") > 0);
+            assertEquals(0, value(after, "strata_engine_tier_rebuilds_unrecorded_total"));
+            assertTrue(after.containsKey("strata_engine_tier_rebuilds_pending"));
         }
     }
 
