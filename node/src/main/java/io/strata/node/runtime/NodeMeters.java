@@ -90,6 +90,15 @@ public final class NodeMeters {
                 .description("Slots children sent neither in the replay answer that started a chart's live stream"
                         + " nor live after it (the child's loss; docs/replication.md)")
                 .register(r);
+        counter(r, "strata.stream.replication.holes", "Holes replication answers left behind, kept to be asked"
+                + " of the same stream again", "outcome", "remembered", stats, s -> s.holesRemembered.sum());
+        counter(r, "strata.stream.replication.holes", "Requests (REPLAY_CHART false) sent for a hole, each attempt",
+                "outcome", "asked", stats, s -> s.holesAsked.sum());
+        counter(r, "strata.stream.replication.holes", "Holes whose answers reached their end", "outcome", "filled",
+                stats, s -> s.holesFilled.sum());
+        counter(r, "strata.stream.replication.holes", "Holes no longer asked (answers without a point, too old,"
+                + " over the bounds, no answer, or their stream ended)", "outcome", "given_up", stats,
+                s -> s.holesGivenUp.sum());
         FunctionCounter.builder("strata.stream.definitions.refused", stats, s -> s.chartsRefused.sum())
                 .description("Chart definitions refused for stream.conf's max charts per host (not stored; the"
                         + " stream goes on)")

@@ -6,7 +6,8 @@ import io.strata.streaming.receiver.ReceiverReplication;
  * What a 1.37.1 parent asks in {@code REPLAY_CHART} (docs/protocol/netdata-stream.md §6.2): the stretch the
  * parent lacks against what the child holds, bounded by {@code seconds to replicate} and cut in
  * steps of {@code seconds per replication step}. One per received stream; {@link #chart()} keeps
- * where each chart's steps are.
+ * where each chart's steps are. Its {@code secondsToReplicate} also bounds how old a hole the
+ * receiver asks the stream for again may be ({@link ReceiverReplication#secondsToReplicate()}).
  */
 public record ReplicationPlanner(boolean enabled, long secondsToReplicate, long secondsPerStep)
         implements ReceiverReplication {

@@ -88,6 +88,12 @@ public final class ChartCollector {
 
     /** End time (s) of the replicated point opened by {@link #replayBegin}; 0 = RSET disabled. */
     private long replayPointEndSeconds;
+    /**
+     * The open replayed point belongs to an answer for a hole behind the chart's live data
+     * ({@link #replayBeginBehindLive}): stored with this update_every, the collection state untouched.
+     */
+    private boolean behindLive;
+    private int behindLiveUpdateEvery;
 
     private int dimensionCount;
     private int[] metricIds = new int[0];
@@ -327,6 +333,30 @@ public final class ChartCollector {
         counter++;
         counterDone++;
         replayPointEndSeconds = endSeconds;
+        behindLive = false;
+    }
+
+    /**
+     * A timestamped {@code RBEGIN} of an answer for a hole behind the chart's live data (the
+     * receiver asked the stream again for seconds it skipped): its {@code RSET}s are stored at
+     * {@code endSeconds} (through the past path where the metric holds newer points), and neither
+     * the chart's update_every nor its collection times or counters move, so the live collection
+     * that goes on meanwhile keeps interpolating from its own last collection.
+     */
+    public void replayBeginBehindLive(long startSeconds, long endSeconds) {
+        if (startSeconds <= 0 || endSeconds <= startSeconds || endSeconds - startSeconds > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("replicated point needs 0 < start < end, got " + startSeconds + ".." + endSeconds);
+        }
+        replayPointEndSeconds = endSeconds;
+        behindLive = true;
+        behindLiveUpdateEvery = (int) (endSeconds - startSeconds);
+    }
+
+    /** The end ({@code REND}) of an answer for a hole behind live data: its past runs go to the engine. */
+    public void replayEndBehindLive() {
+        replayPointEndSeconds = 0;
+        behindLive = false;
+        past.flushAll();
     }
 
     /**
@@ -350,6 +380,7 @@ public final class ChartCollector {
     /** An {@code RBEGIN} without timestamps: selects the chart and disables RSET until the next timed one. */
     public void replayBeginUntimed() {
         replayPointEndSeconds = 0;
+        behindLive = false;
     }
 
     /**
@@ -367,6 +398,15 @@ public final class ChartCollector {
         }
         boolean gap = Double.isNaN(value) || Double.isInfinite(value);
         int storedFlags = gap ? FLAGS_GAP : flags & StorageNumber.SN_USER_FLAGS;
+        if (behindLive) {
+            int ue = behindLiveUpdateEvery;
+            if (!sink.storeReplayed(metricIds[index], replayPointEndSeconds, ue, gap ? Double.NaN : value,
+                    storedFlags)) {
+                past.add(index, metricIds[index], replayPointEndSeconds, ue,
+                        gap ? StorageNumber.SN_EMPTY_SLOT : StorageNumber.pack(value, storedFlags));
+            }
+            return true;
+        }
         if (!sink.storeReplayed(metricIds[index], replayPointEndSeconds, updateEvery, gap ? Double.NaN : value,
                 storedFlags)) {
             // behind the metric's newest point (a hole stored past): offered to the engine's past
@@ -387,6 +427,7 @@ public final class ChartCollector {
      */
     public void replayEnd(boolean startStreaming, int childUpdateEvery) {
         replayPointEndSeconds = 0;
+        behindLive = false;
         past.flushAll();
         counter++;
         counterDone++;

@@ -98,6 +98,14 @@ public final class PeerHandOver {
     }
 
     /**
+     * The stream's commands are held back while the peers are asked, or the stream is being handed
+     * over: no hole is asked of it ({@link StreamHoles}).
+     */
+    boolean holdsOrHandsOver() {
+        return heldBack != null || handedOver;
+    }
+
+    /**
      * The commands of the stream: sent at once, or, when this parent has no caught-up stream of the
      * host since it started, held back until the peers said what they hold (or the timeout).
      */

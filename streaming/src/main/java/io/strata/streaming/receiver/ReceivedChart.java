@@ -9,6 +9,7 @@ import io.strata.streaming.collect.StoredPointSink;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** What the receiver knows of one chart of a streamed host: its definition, dimensions and collection state. */
@@ -73,6 +74,15 @@ final class ReceivedChart {
      * can skip the slots between ({@code ReceiverParser.firstLivePointAfterReplay} says when and why).
      */
     long streamingStartedAfter;
+    /** Holes the replay answers left behind, to be asked again ({@link StreamHoles}); null before the first. */
+    List<StreamHoles.Hole> holes;
+    /**
+     * The hole whose {@code REPLAY_CHART} is in flight, or null: the answer's points go behind the
+     * chart's newer ones and its collection state lines are not applied (the chart is live).
+     */
+    StreamHoles.Hole holeAsked;
+    /** A replication request planned while a hole's request was in flight: sent at that answer's end. */
+    ReceiverReplication.Request requestAfterHole;
     /** Replication: where the chart's steps are (the replication module's state). */
     final ReceiverReplication.ChartReplication replication;
     long replayedPoints;

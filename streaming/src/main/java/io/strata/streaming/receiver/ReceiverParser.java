@@ -101,6 +101,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
     private final CountingEngineSink sink;
     /** RBEGIN, RSET, RSSTATE, RDSTATE and REND: the child's replication answers. */
     private final ReplayAnswerParser replay;
+    /** The holes the answers left behind, asked again of this stream. */
+    private final StreamHoles holes;
 
     private final UUID hostGuid;
     private HostInfo host;
@@ -164,6 +166,8 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
                 ? host.withLabels(known.labels())
                 : host;
         metadata.upsertHost(this.host);
+        this.holes = new StreamHoles(stats, replication.secondsToReplicate(),
+                "host '" + LogText.escape(this.host.hostname()) + "' (" + hostGuid + ")");
     }
 
     private HostInfo knownHost(UUID guid) {
@@ -188,6 +192,28 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         for (ReceivedChart c : charts) {
             c.collector.flushPastPoints();
         }
+        holes.streamEnded();
+    }
+
+    /**
+     * After a socket read: asks the stream again for the holes its answers left behind whose
+     * backoff has passed, of charts with no request in flight ({@link StreamHoles}); never while the
+     * stream's commands are held back for the peers or the stream is handed over. Event loop only.
+     */
+    public void askForHoles() {
+        if (holes.size() == 0 || disabled || handOver.holdsOrHandsOver()) {
+            return;
+        }
+        holes.askDue(nowMicros.getAsLong() / 1_000_000L, commands, this);
+    }
+
+    /** Holes kept to be asked again. Event loop only. */
+    public int holesKept() {
+        return holes.size();
+    }
+
+    StreamHoles holes() {
+        return holes;
     }
 
     public int chartCount() {
@@ -1118,6 +1144,12 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             // the answer's first point is expected right after the request's start (or after the
             // child's first second, from which a 1.37.1 child answers): later, the child lacks it
             c.replayCoveredTo = Math.max(r.after(), childFirst);
+        }
+        if (c.holeAsked != null) {
+            // one request of a chart in flight at a time: a 1.37.1 sender ignores a second one of the
+            // same chart while the first waits, and its answer would be taken for the other's
+            c.requestAfterHole = r;
+            return;
         }
         if (!commands.writable()) {
             // a child that does not read: the request waits in its chart (one per chart, the latest)

@@ -38,6 +38,14 @@ public interface ReceiverReplication {
     /** The state of one received chart's replication; called on the stream's event loop only. */
     ChartReplication chart();
 
+    /**
+     * How far back this stream replicates ({@code seconds to replicate}): a hole an answer left
+     * behind is asked again while it is younger ({@link StreamHoles}); 0 keeps none.
+     */
+    default long secondsToReplicate() {
+        return 0;
+    }
+
     /** What the receiver asks: {@code REPLAY_CHART "<chart>" "<start streaming>" <after> <before>}. */
     record Request(boolean startStreaming, long after, long before) {
 

@@ -22,4 +22,12 @@ public final class ReceiverStats {
      * after it (its first live point came later): the child's loss, counted, not stored.
      */
     public final LongAdder slotsSkippedAtStreamingStart = new LongAdder();
+    /** Holes replication answers left behind, kept to be asked again (docs/replication.md, "Holes asked again"). */
+    public final LongAdder holesRemembered = new LongAdder();
+    /** {@code REPLAY_CHART}s sent for a hole (each attempt). */
+    public final LongAdder holesAsked = new LongAdder();
+    /** Holes whose answers reached their end. */
+    public final LongAdder holesFilled = new LongAdder();
+    /** Holes no longer asked: attempts without a point, too old, over the bounds, or their stream ended. */
+    public final LongAdder holesGivenUp = new LongAdder();
 }

@@ -88,13 +88,18 @@ final class ReplayAnswerParser {
                     || endT > 0xFFFF_FFFFL - 86_400) {
                 throw parser.error("RBEGIN with an impossible time range", b, s, e);
             }
-            if (c.replayCoveredTo > 0) {
-                checkForHole(c, endT, b, s, e);
-            }
             c.replayPointStart = start;
             c.replayPointEnd = endT;
             c.replayPointOpen = true;
             c.stored.clear(); // replayed points are not forwarded as collected ones
+            if (c.holeAsked != null) {
+                // the answer to a hole asked again: behind the live data, which goes on meanwhile
+                c.collector.replayBeginBehindLive(start, endT);
+                return;
+            }
+            if (c.replayCoveredTo > 0) {
+                checkForHole(c, endT, endT - Math.max(1, c.info.updateEvery()), b, s, e);
+            }
             c.collector.replayBegin(start, endT);
         } else {
             c.replayPointOpen = false;
@@ -107,16 +112,19 @@ final class ReplayAnswerParser {
      * missing in between, the child lacks them; the stream may be handed over to the peers before
      * anything after the hole is stored (the engine could never put the hole's points behind it).
      */
-    private void checkForHole(ReceivedChart c, long pointTime, byte[] b, int s, int e)
+    private void checkForHole(ReceivedChart c, long pointTime, long holeTo, byte[] b, int s, int e)
             throws StreamProtocolException {
         long ue = Math.max(1, c.info.updateEvery());
         long covered = c.replayCoveredTo;
-        if (pointTime - covered > (PeerHandOver.MIN_MISSING_SLOTS + 1) * ue - 1
-                && parser.handOver().holeInAnswer(covered + 1, pointTime - ue, c.heldBeforeDefinitionEnd)) {
-            throw new StreamHandedOverException("the replay of chart '" + c.info.id() + "' lacks "
-                    + (covered + 1) + ".." + (pointTime - ue) + " (" + (pointTime - ue - covered) + " s) and"
-                    + " nothing of it is stored here: handing the host over to the peers that may hold it"
-                    + " (line " + parser.lineNumber() + ")");
+        if (pointTime - covered > (PeerHandOver.MIN_MISSING_SLOTS + 1) * ue - 1) {
+            if (parser.handOver().holeInAnswer(covered + 1, pointTime - ue, c.heldBeforeDefinitionEnd)) {
+                throw new StreamHandedOverException("the replay of chart '" + c.info.id() + "' lacks "
+                        + (covered + 1) + ".." + (pointTime - ue) + " (" + (pointTime - ue - covered) + " s) and"
+                        + " nothing of it is stored here: handing the host over to the peers that may hold it"
+                        + " (line " + parser.lineNumber() + ")");
+            }
+            // kept: the same stream is asked again for exactly these seconds (StreamHoles)
+            parser.holes().remember(c, covered, holeTo, nowMicros.getAsLong() / 1_000_000L);
         }
         c.replayCoveredTo = Math.max(covered, pointTime);
     }
@@ -234,7 +242,12 @@ final class ReplayAnswerParser {
             }
         }
         // through the collector: a replayed point moves the chart's collection state, as in Netdata
+        // (not in the answer to a hole asked again: the chart is live)
         c.collector.replaySet(dim, empty ? Double.NaN : value, flags);
+        StreamHoles.Hole hole = c.holeAsked;
+        if (hole != null && !empty && !Double.isNaN(value)) {
+            hole.arrived(c.replayPointEnd);
+        }
         c.replayedPoints++;
         replayedSinceReport++;
     }
@@ -257,6 +270,9 @@ final class ReplayAnswerParser {
             }
             throw parser.error("RDSTATE of a dimension that was not defined in chart " + c.info.id(), b, s, e);
         }
+        if (c.holeAsked != null) {
+            return; // the chart is live: a hole's answer does not move its collection state
+        }
         c.collector.dimensionState(dim,
                 NetdataNumbers.parseUnsigned(b, words.start(2), words.end(2)),
                 NetdataNumbers.parseSigned(b, words.start(3), words.end(3)),
@@ -274,6 +290,9 @@ final class ReplayAnswerParser {
         }
         if (n < 3) {
             throw parser.error("RSSTATE needs 2 values", b, s, e);
+        }
+        if (c.holeAsked != null) {
+            return; // the chart is live: a hole's answer does not move its collection state
         }
         c.collector.chartState(NetdataNumbers.parseUnsigned(b, words.start(1), words.end(1)),
                 NetdataNumbers.parseUnsigned(b, words.start(2), words.end(2)));
@@ -295,9 +314,22 @@ final class ReplayAnswerParser {
         long childLast = NetdataNumbers.parseSigned(b, words.start(3), words.end(3));
         boolean start = ReceiverParser.is(b, words.start(4), words.end(4), W_TRUE);
         long before = NetdataNumbers.parseSigned(b, words.start(6), words.end(6));
+        if (c.holeAsked != null) {
+            // the answer to a hole asked again ("false" or, from a sender that reached its newest
+            // point, "true"): the chart is live already, nothing of its replication state changes
+            c.replayPointOpen = false;
+            c.collector.replayEndBehindLive();
+            parser.holes().answered(c, nowMicros.getAsLong() / 1_000_000L, c.info.updateEvery());
+            ReceiverReplication.Request waiting = c.requestAfterHole;
+            if (waiting != null) {
+                c.requestAfterHole = null;
+                parser.sendReplicationRequest(c, waiting, childFirst, childLast);
+            }
+            return;
+        }
         if (start && c.replayCoveredTo > 0) {
             // live data follows: an answer that ended well before its window's end skipped the rest
-            checkForHole(c, before, b, s, e);
+            checkForHole(c, before, before, b, s, e);
         }
         c.replayPointOpen = false;
         int ue = childUpdateEvery > 0 && childUpdateEvery <= 86_400 ? (int) childUpdateEvery : c.info.updateEvery();

@@ -64,6 +64,7 @@ final class StreamReceiverHandler extends ChannelInboundHandlerAdapter {
             } finally {
                 parser.readEnded();
             }
+            parser.askForHoles();
             if (parser.disabled()) {
                 LOG.info("{}: the child sent DISABLE; closing its stream", who);
                 close(ctx);
