@@ -1,7 +1,14 @@
 package io.strata.it.cluster;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -10,6 +17,52 @@ final class ClusterChecks {
 
     private ClusterChecks() {
     }
+
+    /**
+     * The seconds of each chart of {@code host} that the parents' receivers reported the child did
+     * not send ("the child sent no point for X..Y (n slot(s)): {@code cause}..." of
+     * {@code ReceiverParser}; docs/replication.md): {@link #FIRST_LIVE_POINT_LATE}, a first live
+     * point after a replay answer that came more than a slot late (a 2.x sender), or
+     * {@link #STATE_READ_DURING_A_COLLECTION}, a replay answer whose collection state was read
+     * during a collection (a 1.37.1 sender). A parent filled from the one that logged it holds the
+     * same gap without logging it, so the seconds are excepted on every parent.
+     */
+    static Map<String, Set<Long>> skippedByChild(String host, String cause, NodeProcess... parents)
+            throws IOException {
+        Pattern line = Pattern.compile("host '" + Pattern.quote(host) + "' \\([^)]*\\): chart '([^']+)': the child sent"
+                + " no point for (\\d+)\\.\\.(\\d+) \\(\\d+ slot\\(s\\)\\): " + Pattern.quote(cause));
+        Map<String, Set<Long>> skipped = new HashMap<>();
+        for (NodeProcess p : parents) {
+            Matcher m = line.matcher(p.log());
+            while (m.find()) {
+                Set<Long> seconds = skipped.computeIfAbsent(m.group(1), k -> new TreeSet<>());
+                for (long t = Long.parseLong(m.group(2)); t <= Long.parseLong(m.group(3)); t++) {
+                    seconds.add(t);
+                }
+            }
+        }
+        return skipped;
+    }
+
+    /** The child's rows with the seconds it did not send emptied: {@link #same} skips the source's gaps. */
+    static double[][] withoutSkipped(double[][] rows, Set<Long> seconds) {
+        if (seconds == null) {
+            return rows;
+        }
+        for (double[] r : rows) {
+            if (seconds.contains((long) r[0])) {
+                for (int j = 1; j < r.length; j++) {
+                    r[j] = Double.NaN;
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** {@link #skippedByChild}'s cause for a 2.x child's first live point after its answer. */
+    static final String FIRST_LIVE_POINT_LATE = "its replay answer that started streaming ended at";
+    /** {@link #skippedByChild}'s cause for a 1.37.1 child's state read during a collection. */
+    static final String STATE_READ_DURING_A_COLLECTION = "its replay answer's state (RSSTATE)";
 
     static void waitForHosts(NodeProcess p, List<String> hosts, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -4,16 +4,11 @@ import io.strata.it.netdata.RealNetdata;
 import io.strata.it.netdata.RealNetdata2;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,9 +35,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class Netdata2ChildFailsOverBetweenStrataParentsIT {
 
     private static final String LINK = "established link with negotiated capabilities";
-    /** ReceiverParser's line for slots the child skipped between its replay answer and its first live point. */
-    private static final Pattern SKIPPED_BY_CHILD = Pattern.compile(
-            "host 'nd2child' \\([^)]*\\): chart '([^']+)': the child sent no point for (\\d+)\\.\\.(\\d+) ");
 
     @Test
     void netdata2ChildMovesToTheSecondParentAndTheFirstIsFilledWhenItReturns() throws Exception {
@@ -91,13 +83,14 @@ class Netdata2ChildFailsOverBetweenStrataParentsIT {
             a.start();
             long t1 = System.currentTimeMillis() / 1000 - 3;
             // the child streams only to B now: every slot it skipped in the window is in the logs already
-            Map<String, Set<Long>> skipped = skippedByChild(a, b);
+            Map<String, Set<Long>> skipped = ClusterChecks.skippedByChild("nd2child",
+                    ClusterChecks.FIRST_LIVE_POINT_LATE, a, b);
             if (!skipped.isEmpty()) {
                 System.out.println("[Netdata2ChildFailsOverIT] not compared, the 2.9.0 child did not send them"
                         + " (reported by the parents' receivers): " + skipped);
             }
             // the seconds the child itself holds: under load its collector can lose an iteration
-            double[][] cpu = withoutSkipped(ClusterApi.perSecond(childUrl, null, "system.cpu", t0, t1),
+            double[][] cpu = ClusterChecks.withoutSkipped(ClusterApi.perSecond(childUrl, null, "system.cpu", t0, t1),
                     skipped.get("system.cpu"));
             ClusterChecks.waitForCatchUp(a, "nd2child", "system.cpu", t0, t1, cpu, Duration.ofSeconds(90));
             ClusterChecks.waitForCatchUp(b, "nd2child", "system.cpu", t0, t1, cpu, Duration.ofSeconds(30));
@@ -107,7 +100,8 @@ class Netdata2ChildFailsOverBetweenStrataParentsIT {
             for (String chart : ClusterApi.charts(childUrl, null, 1)) {
                 double[][] truth;
                 try {
-                    truth = withoutSkipped(ClusterApi.perSecond(childUrl, null, chart, t0, t1), skipped.get(chart));
+                    truth = ClusterChecks.withoutSkipped(ClusterApi.perSecond(childUrl, null, chart, t0, t1),
+                            skipped.get(chart));
                 } catch (java.io.IOException e) {
                     if (e.getMessage() != null && e.getMessage().contains("answered 404")) {
                         // listed, but nothing to answer for the window
@@ -130,36 +124,6 @@ class Netdata2ChildFailsOverBetweenStrataParentsIT {
             assertTrue(charts > 50 && compared > charts * (t1 - t0), "too little compared: " + charts + " charts, "
                     + compared + " values");
         }
-    }
-
-    /** The seconds of each chart the parents' receivers reported the child skipped (see the class comment). */
-    private static Map<String, Set<Long>> skippedByChild(NodeProcess... parents) throws IOException {
-        Map<String, Set<Long>> skipped = new HashMap<>();
-        for (NodeProcess p : parents) {
-            Matcher m = SKIPPED_BY_CHILD.matcher(p.log());
-            while (m.find()) {
-                Set<Long> seconds = skipped.computeIfAbsent(m.group(1), k -> new TreeSet<>());
-                for (long t = Long.parseLong(m.group(2)); t <= Long.parseLong(m.group(3)); t++) {
-                    seconds.add(t);
-                }
-            }
-        }
-        return skipped;
-    }
-
-    /** The child's rows with the seconds it did not send emptied: {@link ClusterChecks} skips the source's gaps. */
-    private static double[][] withoutSkipped(double[][] rows, Set<Long> seconds) {
-        if (seconds == null) {
-            return rows;
-        }
-        for (double[] r : rows) {
-            if (seconds.contains((long) r[0])) {
-                for (int j = 1; j < r.length; j++) {
-                    r[j] = Double.NaN;
-                }
-            }
-        }
-        return rows;
     }
 
     /** Until the wall clock has moved on {@code seconds} (the child collects meanwhile). */

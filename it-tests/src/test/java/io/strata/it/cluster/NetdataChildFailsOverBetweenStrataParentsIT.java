@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +16,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A real Netdata 1.37.1 child whose destination list holds the two Strata parents of a cluster.
  * The first parent is killed with SIGKILL; the child moves to the second; the first comes back
  * and is filled from its peer; both parents then answer the child's own values for every second.
+ *
+ * <p>One exception, exactly one case: seconds a parent's receiver reported the child did not send
+ * ("the child sent no point for X..Y ... its replay answer's state (RSSTATE)" of
+ * {@code ReceiverParser}). A 1.37.1 child answering the parent it moved to can read a chart's
+ * collection state while its collector is inside {@code rrdset_timed_done()}: that collection is
+ * then in neither the answer nor the stream
+ * (docs/replication.md, "A 1.37.1 child's collection during its answer"). Most likely the one
+ * second parent-a, filled from parent-b, lacked once in many runs with two CPU busy loops beside
+ * it ({@code netdata.clients}; that run kept no node logs). Those seconds of those charts are not
+ * compared (and are printed).
  */
 class NetdataChildFailsOverBetweenStrataParentsIT {
 
@@ -61,9 +73,18 @@ class NetdataChildFailsOverBetweenStrataParentsIT {
             Thread.sleep(15_000);
             a.start();
             long t1 = System.currentTimeMillis() / 1000 - 3;
+            // the child streams only to parent-b now: every slot it did not send in the window is logged.
+            // Only the 1.37.1 case: a slot a Strata parent's forwarded copy skipped is no child's loss
+            Map<String, Set<Long>> skipped = ClusterChecks.skippedByChild("ndchild",
+                    ClusterChecks.STATE_READ_DURING_A_COLLECTION, a, b);
+            if (!skipped.isEmpty()) {
+                System.out.println("[NetdataChildFailsOverIT] not compared, the 1.37.1 child did not send them"
+                        + " (reported by the parents' receivers): " + skipped);
+            }
             // the seconds the child itself holds: under load its collector can lose an iteration,
             // and a real Netdata then stores a gap, a second no parent can be given
-            double[][] cpu = ClusterApi.perSecond(childUrl, null, "system.cpu", t0, t1);
+            double[][] cpu = ClusterChecks.withoutSkipped(ClusterApi.perSecond(childUrl, null, "system.cpu", t0, t1),
+                    skipped.get("system.cpu"));
             ClusterChecks.waitForCatchUp(a, "ndchild", "system.cpu", t0, t1, cpu, Duration.ofSeconds(120));
             ClusterChecks.waitForCatchUp(b, "ndchild", "system.cpu", t0, t1, cpu, Duration.ofSeconds(30));
             // the other charts are replicated alongside system.cpu, not necessarily before it
@@ -73,7 +94,8 @@ class NetdataChildFailsOverBetweenStrataParentsIT {
             for (String chart : ClusterApi.charts(childUrl, null, 1)) {
                 double[][] truth;
                 try {
-                    truth = ClusterApi.perSecond(childUrl, null, chart, t0, t1);
+                    truth = ClusterChecks.withoutSkipped(ClusterApi.perSecond(childUrl, null, chart, t0, t1),
+                            skipped.get(chart));
                 } catch (java.io.IOException e) {
                     if (e.getMessage() != null && e.getMessage().contains("answered 404")) {
                         // the real child lists the chart but has no dimension to answer for the

@@ -86,6 +86,18 @@ public final class ChartCollector {
     private boolean beginPending;
     private long pendingBeginMicros;
 
+    /**
+     * Slots stored empty since construction because they ended before the previous collection
+     * (see {@link #interpolate}): the sender's collection state ({@code RSSTATE}) was read while
+     * its collector was between moving its last collected time and storing the slot.
+     */
+    private long slotsBehindCollectionState;
+    /** The first and last such slot of the latest collection, 0 when it stored none. */
+    private long behindStateFrom;
+    private long behindStateTo;
+    /** The previous collection time (µs) the latest collection found past those slots. */
+    private long behindStatePreviousUt;
+
     /** End time (s) of the replicated point opened by {@link #replayBegin}; 0 = RSET disabled. */
     private long replayPointEndSeconds;
     /**
@@ -514,6 +526,31 @@ public final class ChartCollector {
         return usecSinceLastUpdate;
     }
 
+    /**
+     * Slots stored empty since construction because they ended before the previous collection: a
+     * sender's {@code RSSTATE} that had moved its last collected time past a slot it had not stored
+     * yet (a Netdata 1.37.1 sender answers replication without the chart's collection lock). No
+     * collection the sender streamed covers them.
+     */
+    public long slotsBehindCollectionState() {
+        return slotsBehindCollectionState;
+    }
+
+    /** The first slot (s) the latest collection stored empty so, 0 when none. */
+    public long latestSlotsBehindStateFrom() {
+        return behindStateFrom;
+    }
+
+    /** The last slot (s) the latest collection stored empty so, 0 when none. */
+    public long latestSlotsBehindStateTo() {
+        return behindStateTo;
+    }
+
+    /** The previous collection time (µs) that lay past {@link #latestSlotsBehindStateFrom()}. */
+    public long latestSlotsBehindStatePreviousUt() {
+        return behindStatePreviousUt;
+    }
+
     /** End time of the latest slot this collector stored (value or gap), 0 if none yet. */
     public long lastStoredTimeSeconds() {
         return lastStoredTimeSeconds;
@@ -572,6 +609,8 @@ public final class ChartCollector {
     // rrdset_timed_done
 
     private void done(long nowMicros) {
+        behindStateFrom = 0;
+        behindStateTo = 0;
         long updateEveryUt = updateEvery * USEC_PER_SEC;
         boolean storeThisEntry = true;
         boolean firstEntry = false;
@@ -758,6 +797,12 @@ public final class ChartCollector {
                 Arrays.fill(slotValues, 0, dimensionCount, Double.NaN);
                 Arrays.fill(lastStoredValues, 0, dimensionCount, Double.NaN);
                 sink.storeSlot(metricIds, slotValues, dimensionCount, pointTimeSeconds, updateEvery, storageFlags);
+                slotsBehindCollectionState++;
+                if (behindStateFrom == 0) {
+                    behindStateFrom = pointTimeSeconds;
+                }
+                behindStateTo = pointTimeSeconds;
+                behindStatePreviousUt = lastCollectUt;
                 counter++;
                 lastUpdatedUt = pointTimeSeconds * USEC_PER_SEC;
                 lastStoredTimeSeconds = pointTimeSeconds;

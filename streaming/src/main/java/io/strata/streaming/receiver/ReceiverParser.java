@@ -780,6 +780,9 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
             // a time the engine cannot hold (past 2106, or a chart pushed there by the child's durations)
             throw error("END: " + outOfRange.getMessage(), b, s, e);
         }
+        if (c.collector.latestSlotsBehindStateFrom() != 0) {
+            slotsBehindCollectionState(c);
+        }
         c.refused = sink.refusedAll();
         c.collections++;
         observer.chartCollected(c.chartId);
@@ -880,6 +883,42 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
                             + " that started streaming ended at {}, its first live point is at {}",
                     LogText.escape(host.hostname()), hostGuid, LogText.escape(c.info.id()), from, to, slots, after,
                     endTime);
+        }
+    }
+
+    /**
+     * The v1 collection just completed found the chart's previous collection time past slots it
+     * had to store, and stored them empty ({@code ChartCollector}): the
+     * replay answer's {@code RSSTATE} gave a last collected time an {@code update_every} or more past
+     * its last updated time, a state no whole collection leaves. A 1.37.1 sender reads it so while
+     * its collector is inside {@code rrdset_timed_done()}: that function moves
+     * {@code last_collected_time} first, decides whether the collection is streamed
+     * ({@code rrdset_done_push()}: not while the chart replicates) and only then stores its slot and
+     * moves {@code last_updated}; {@code replicate_chart_collection_state()} takes no lock. The answer
+     * ends at {@code last_updated}, the collection is not streamed, and the slot is on the child
+     * only. Counted and told as the child's loss, as a skipped first live point is.
+     */
+    private void slotsBehindCollectionState(ReceivedChart c) {
+        long from = c.collector.latestSlotsBehindStateFrom();
+        long to = c.collector.latestSlotsBehindStateTo();
+        long ue = Math.max(1, c.collector.updateEvery());
+        long slots = (to - from) / ue + 1;
+        stats.slotsSkippedAtStreamingStart.add(slots);
+        long previousUt = c.collector.latestSlotsBehindStatePreviousUt();
+        if (skippedSlotsLogged < MAX_SKIPPED_SLOTS_LOGGED) {
+            skippedSlotsLogged++;
+            LOG.info("host '{}' ({}): chart '{}': the child sent no point for {}..{} ({} slot(s)): its replay answer's"
+                            + " state (RSSTATE) put its last collection at {}.{}, past these slots it had not stored"
+                            + " (a state read during a collection); stored empty{}",
+                    LogText.escape(host.hostname()), hostGuid, LogText.escape(c.info.id()), from, to, slots,
+                    previousUt / 1_000_000L, String.format("%06d", previousUt % 1_000_000L),
+                    skippedSlotsLogged == MAX_SKIPPED_SLOTS_LOGGED ? " (further ones of this stream are logged at"
+                            + " DEBUG)" : "");
+        } else if (LOG.isDebugEnabled()) {
+            LOG.debug("host '{}' ({}): chart '{}': the child sent no point for {}..{} ({} slot(s)): its replay answer's"
+                            + " state (RSSTATE) put its last collection at {} µs, past these slots",
+                    LogText.escape(host.hostname()), hostGuid, LogText.escape(c.info.id()), from, to, slots,
+                    previousUt);
         }
     }
 
