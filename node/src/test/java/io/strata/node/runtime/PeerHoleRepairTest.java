@@ -19,6 +19,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -217,6 +218,63 @@ class PeerHoleRepairTest {
             String[] l = longer.body().split("\n");
             assertTrue(l[l.length - 1].contains(" false " + (t0 - 5000) + " " + (t0 - 5000 + 1024) + " "),
                     l[l.length - 1]);
+        }
+    }
+
+    @Test
+    void aPeerWhoseAnswerIsNotAReplayAnswerIsSkippedAndNothingOfItIsStored() throws Exception {
+        long t0 = Clocks.wallMillis() / 1000 - SPAN - 5;
+        long holeFrom = t0 + 100;
+        long holeTo = holeFrom + 19;
+        try (StrataNode a = parent("parent-a", null)) {
+            int[] am = define(a.engine(), CHART, 1);
+            store(a.engine(), am, t0, t0 + SPAN - 1, holeFrom, holeTo);
+            a.engine().flush();
+            AtomicLong clock = new AtomicLong(Clocks.wallMillis());
+            AtomicLong asked = new AtomicLong();
+            byte[] html = "<html>Unsupported v1 API command: replay_chart</html>".getBytes(StandardCharsets.US_ASCII);
+            HoleRepair repair = new HoleRepair(a.engine(), a.machineGuid(),
+                    List.of(new HoleRepair.Peer("127.0.0.1", 1, KEY)), (p, host, chart, after, before) -> {
+                        asked.incrementAndGet();
+                        return new HoleRepair.PeerAnswer(200, html, html.length);
+                    }, new HoleRepair.Settings(3600, 60, 100, 10, 3), clock::get);
+            try {
+                repair.runRound();
+                assertEquals(1, asked.get());
+                assertEquals(1, repair.peerRequestsFailed());
+                // the peer is skipped for a while: a round a minute later asks nobody
+                clock.addAndGet(Duration.ofMinutes(1).toMillis() - 1);
+                repair.runRound();
+                assertEquals(1, asked.get());
+                // and asked again after its backoff
+                clock.addAndGet(Duration.ofMinutes(10).toMillis());
+                repair.runRound();
+                assertEquals(2, asked.get());
+            } finally {
+                repair.close();
+            }
+            assertEquals(0, repair.samplesFilled());
+            a.engine().flush();
+            for (long sn : tier0(a.engine(), am[0], holeFrom, holeTo)) {
+                assertTrue(StorageNumber.isEmpty((int) sn));
+            }
+        }
+    }
+
+    @Test
+    void aListenerWithoutTheStreamingModeRefusesTheEndpoint() throws Exception {
+        Path conf = Files.createDirectories(tmp.resolve("dashboard-only"));
+        Files.writeString(conf.resolve("netdata.conf"), "[global]\n\thostname = dashboard-only\n[db]\n"
+                + "\tstorage tiers = 1\n[web]\n\tbind to = 127.0.0.1:0=dashboard\n"
+                + "[directories]\n\tcache = " + conf.resolve("cache") + "\n\tlib = " + conf.resolve("lib") + "\n");
+        Files.writeString(conf.resolve("stream.conf"), "[stream]\n\tenabled = no\n\n[" + KEY + "]\n\tenabled = yes\n");
+        try (StrataNode b = NodeRoles.start(NodeConfig.load(conf), null)) {
+            define(b.engine(), CHART, 1);
+            HttpResponse<String> r = get(b, "/host/" + CHILD + "/api/v1/replay_chart?chart=" + CHART
+                    + "&after=1&before=2", KEY);
+            assertEquals(403, r.statusCode());
+            assertEquals("You are not allowed to access this resource.", r.body());
+            assertEquals(200, get(b, "/api/v1/info").statusCode(), "the dashboard is served");
         }
     }
 
