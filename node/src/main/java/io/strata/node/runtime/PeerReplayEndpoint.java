@@ -83,8 +83,15 @@ final class PeerReplayEndpoint implements PeerReplay {
         ByteBuf out = alloc.buffer();
         boolean done = false;
         try {
-            PastRangeAnswer.Outcome o = PastRangeAnswer.write(engine, UUID.fromString(Uuids.canonical(host)), chart,
-                    after, before, wallMillis.getAsLong() / 1000, out);
+            PastRangeAnswer.Outcome o;
+            try {
+                o = PastRangeAnswer.write(engine, UUID.fromString(Uuids.canonical(host)), chart, after, before,
+                        wallMillis.getAsLong() / 1000, out);
+            } catch (IOException e) {
+                // the engine logs what it could not read; the peer asks again later
+                throw new ApiError(HttpResponseStatus.SERVICE_UNAVAILABLE, ContentTypes.TEXT_PLAIN,
+                        "The stored points could not be read: " + e.getMessage());
+            }
             switch (o) {
                 case UNKNOWN_HOST -> throw new ApiError(HttpResponseStatus.NOT_FOUND, ContentTypes.TEXT_PLAIN,
                         "This netdata does not maintain a database for host: " + host);
