@@ -262,6 +262,38 @@ class PeerHoleRepairTest {
     }
 
     @Test
+    void roundsRunOnTheRepairsOwnThreadUntilItIsClosed() throws Exception {
+        long t0 = Clocks.wallMillis() / 1000 - SPAN - 5;
+        try (StrataNode b = parent("parent-b", null);
+             StrataNode a = parent("parent-a", "127.0.0.1:" + port(b))) {
+            int[] bm = define(b.engine(), CHART, 1);
+            int[] am = define(a.engine(), CHART, 1);
+            store(b.engine(), bm, t0, t0 + SPAN - 1, -1, -1);
+            store(a.engine(), am, t0, t0 + SPAN - 1, t0 + 50, t0 + 59);
+            b.engine().flush();
+            a.engine().flush();
+            HoleRepair repair = new HoleRepair(a.engine(), a.machineGuid(),
+                    List.of(new HoleRepair.Peer("127.0.0.1", port(b), KEY)), new PeerRangeClient(Duration.ofSeconds(5)),
+                    new HoleRepair.Settings(3600, 1, 100, 10, 3), Clocks::wallMillis);
+            try {
+                repair.start();
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (repair.samplesFilled() < 10 || repair.rounds() < 2) {
+                    assertTrue(System.nanoTime() < deadline, "no scheduled round filled the hole within 60 s");
+                    Thread.sleep(50);
+                }
+            } finally {
+                repair.close();
+            }
+            long rounds = repair.rounds();
+            a.engine().flush();
+            assertEquals(toList(tier0(b.engine(), bm[0], t0, t0 + SPAN - 1)),
+                    toList(tier0(a.engine(), am[0], t0, t0 + SPAN - 1)));
+            assertEquals(rounds, repair.rounds(), "no round after close");
+        }
+    }
+
+    @Test
     void aListenerWithoutTheStreamingModeRefusesTheEndpoint() throws Exception {
         Path conf = Files.createDirectories(tmp.resolve("dashboard-only"));
         Files.writeString(conf.resolve("netdata.conf"), "[global]\n\thostname = dashboard-only\n[db]\n"
