@@ -30,7 +30,8 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                          boolean replicationEnabled, long secondsToReplicate, long secondsPerReplicationStep,
                          int syntheticCharts, int syntheticDimensions, boolean procPlugin, StreamConfig stream,
                          Path sslCertificate, Path sslKey, DbEngineSettings dbEngine, WebSettings web,
-                         LogSettings logs, List<String> warnings, ExportingConfig exporting) {
+                         LogSettings logs, List<String> warnings, ExportingConfig exporting,
+                         PeerRepairSettings peerRepair) {
 
     public static final int DEFAULT_PORT = 19999;
 
@@ -74,6 +75,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
         }
         DbEngineSettings dbEngine = DbEngineSettings.read(nd, netdataConf, tiers);
         LogSettings logs = LogSettings.read(nd, netdataConf, dir);
+        PeerRepairSettings peerRepair = PeerRepairSettings.read(nd, netdataConf);
         Path cache = directory(nd, "cache", dir, netdataConf);
         Path lib = directory(nd, "lib", dir, netdataConf);
         int acceptEvery = (int) nonNegative(nd, "web", "accept a streaming request every seconds", 0);
@@ -133,7 +135,7 @@ public record NodeConfig(Path dir, String hostname, int updateEvery, int storage
                 cert.isEmpty() ? null : path(null, cert, where(nd, "web", "ssl certificate", netdataConf)
                         + ": [web] ssl certificate = " + cert),
                 key.isEmpty() ? null : path(null, key, where(nd, "web", "ssl key", netdataConf) + ": [web] ssl key = " + key),
-                dbEngine, web, logs, List.copyOf(warnings), exporting);
+                dbEngine, web, logs, List.copyOf(warnings), exporting, peerRepair);
     }
 
     public Path dbDir() {

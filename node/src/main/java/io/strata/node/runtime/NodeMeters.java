@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.strata.engine.StorageEngine;
 import io.strata.engine.cache.PageCache;
+import io.strata.replication.peer.HoleRepair;
 import io.strata.streaming.receiver.ReceiverRegistry;
 import io.strata.streaming.receiver.ReceiverStats;
 import io.strata.streaming.sender.SenderStats;
@@ -182,6 +183,27 @@ public final class NodeMeters {
         FunctionCounter.builder("strata.engine.tier.rebuilds.unrecorded", engine,
                         StorageEngine::pendingRebuildsNotRecorded)
                 .description("Past pages whose pending rebuild could not be journalled (lost at a crash)")
+                .register(r);
+    }
+
+    /**
+     * The repair of holes from peers (docs/replication.md): samples filled, holes asked, holes no peer
+     * held (given up), peer requests that failed.
+     */
+    static void holeRepairMeters(MeterRegistry r, HoleRepair repair) {
+        FunctionCounter.builder("strata.peer.repair.samples", repair, HoleRepair::samplesFilled)
+                .description("Values from peer parents stored at slots of holes this parent lacked")
+                .register(r);
+        FunctionCounter.builder("strata.peer.repair.holes", repair, HoleRepair::holesAsked)
+                .description("Holes behind the newest second asked of the peers (once a round each)")
+                .tag("outcome", "asked")
+                .register(r);
+        FunctionCounter.builder("strata.peer.repair.holes", repair, HoleRepair::holesUnfillable)
+                .description("Holes no peer filled in as many rounds as the repair asks: given up")
+                .tag("outcome", "unfillable")
+                .register(r);
+        FunctionCounter.builder("strata.peer.repair.requests.failed", repair, HoleRepair::peerRequestsFailed)
+                .description("Requests to peers without a usable answer (no connection, a timeout, an error)")
                 .register(r);
     }
 

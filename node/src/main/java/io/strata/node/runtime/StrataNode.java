@@ -48,6 +48,10 @@ import io.strata.query.http.HttpAccess;
 import io.strata.exporting.HostOwnership;
 import io.strata.exporting.Exporting;
 import io.strata.query.http.StreamIngest;
+import io.strata.engine.time.Clocks;
+import io.strata.node.config.PeerRepairSettings;
+import io.strata.replication.peer.HoleRepair;
+import io.strata.replication.peer.PeerRangeClient;
 
 /**
  * One running node: its engine, its one port (streams and HTTP), and the roles its configuration
@@ -179,6 +183,8 @@ public final class StrataNode implements Closeable {
             });
             // DELETE /api/v1/manage/host: never a host streaming now; its place under its API key is freed
             ApiServices.of(api).hostRemoval(node::removeHost);
+            // GET /host/<guid>/api/v1/replay_chart: the stored past of a host, for the peers that forward it here
+            ApiServices.of(api).peerReplay(new PeerReplayEndpoint(engine, node.authorizer, Clocks::wallMillis));
         }
         // stopped after the port's connections are closed (close()): their handlers run on it
         node.gzipGroup = gzipGroup;
@@ -186,6 +192,7 @@ public final class StrataNode implements Closeable {
             for (Listener l : config.web().listeners()) {
                 node.listening.add(node.server.bind(l));
             }
+            node.startHoleRepair();
             if (config.exporting().exports()) {
                 node.roles.add(Exporting.start(config.exporting(), engine, guid,
                         node.exportOwnership(), config.libDir().resolve("exporting"), meters));
@@ -201,6 +208,39 @@ public final class StrataNode implements Closeable {
             node.close();
             throw e;
         }
+    }
+
+    /**
+     * A parent with peers repairs the holes behind its newest seconds from them ({@code [db] repair holes
+     * from peers}; docs/replication.md, "A hole filled from the peers later").
+     */
+    private void startHoleRepair() {
+        PeerRepairSettings s = config.peerRepair();
+        if (!config.isParent() || !s.enabled()) {
+            return;
+        }
+        List<HoleRepair.Peer> peers = PeerParents.of(config.stream(), LOG);
+        if (peers.isEmpty()) {
+            return;
+        }
+        HoleRepair.Settings settings = new HoleRepair.Settings(s.windowSeconds(), s.intervalSeconds(),
+                HoleRepair.Settings.DEFAULTS.chartsPerRound(), HoleRepair.Settings.DEFAULTS.holesPerRound(),
+                HoleRepair.Settings.DEFAULTS.maxAttempts());
+        HoleRepair repair = new HoleRepair(engine, machineGuid, peers, new PeerRangeClient(PEER_TIMEOUT), settings,
+                Clocks::wallMillis);
+        this.holeRepair = repair;
+        NodeMeters.holeRepairMeters(meters, repair);
+        roles.add(repair);
+        repair.start();
+    }
+
+    /** Connect and read timeout of a peer's replay answer. */
+    private static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
+    private HoleRepair holeRepair;
+
+    /** The repair of holes from peers, or null when this node runs none. */
+    public HoleRepair holeRepair() {
+        return holeRepair;
     }
 
     /**
@@ -224,9 +264,8 @@ public final class StrataNode implements Closeable {
                 case BADGES -> access.add(HttpAccess.BADGES);
                 case MANAGEMENT -> access.add(HttpAccess.MANAGEMENT);
                 case NETDATA_CONF -> access.add(HttpAccess.NETDATA_CONF);
-                case STREAMING -> {
-                    // not an HTTP permission
-                }
+                // a STREAM's, and the peer replay's: a peer parent reading a host's past back
+                case STREAMING -> access.add(HttpAccess.STREAMING);
             }
         }
         return new HttpPolicy(conn.firstRequestTimeoutSeconds(),

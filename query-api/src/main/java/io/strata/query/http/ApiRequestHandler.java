@@ -68,8 +68,9 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
     /** An answer left the channel unwritable: the next one waits until the client has read. */
     private boolean waitingForWritability;
 
+    /** {@code authorization}: the header, kept for the peer replay only (never logged). */
     private record Pending(HttpMethod method, String uri, String origin, boolean keepAlive, HttpVersion version,
-                           String host, boolean decodeFailed, long receivedNanos) {
+                           String host, boolean decodeFailed, long receivedNanos, String authorization) {
     }
 
     public ApiRequestHandler(ApiContext context, ApiServices services) {
@@ -90,7 +91,8 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             deadlines.requestReceived();
         }
         queue.add(new Pending(req.method(), req.uri(), h.get(HttpHeaderNames.ORIGIN), HttpUtil.isKeepAlive(req),
-                req.protocolVersion(), h.get(HttpHeaderNames.HOST), req.decoderResult().isFailure(), System.nanoTime()));
+                req.protocolVersion(), h.get(HttpHeaderNames.HOST), req.decoderResult().isFailure(), System.nanoTime(),
+                h.get(HttpHeaderNames.AUTHORIZATION)));
         updateReading(ctx);
         if (!busy) {
             next(ctx);
@@ -198,6 +200,10 @@ public final class ApiRequestHandler extends SimpleChannelInboundHandler<FullHtt
             String self = p.host == null ? null : "http://" + p.host;
             if (HttpMethod.DELETE.equals(p.method)) {
                 return ManageApi.removeHost(context, services, QueryString.parse(query), client);
+            }
+            if (ApiRouter.routedPath(path).equals(PeerReplay.PATH)) {
+                return services.peerReplay().answer(ApiRouter.hostOf(path), QueryString.parse(query), p.authorization,
+                        client, ctx.alloc());
             }
             return ApiRouter.route(context, services, path, query, ctx.alloc(), client, self);
         } catch (ApiError e) {

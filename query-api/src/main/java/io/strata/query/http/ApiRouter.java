@@ -86,6 +86,16 @@ public final class ApiRouter {
         return path;
     }
 
+    /** The {@code <host>} of a raw path's {@code /host/<host>/} prefix (decoded), or null without one. */
+    public static String hostOf(String rawPath) {
+        String path = collapseSlashes(decodePath(rawPath));
+        if (!path.startsWith("/host/")) {
+            return null;
+        }
+        int end = path.indexOf('/', 6);
+        return end < 0 ? path.substring(6) : path.substring(6, end);
+    }
+
     private static ApiResponse command(ApiRequest req, String command) throws IOException {
         return switch (command) {
             case "data" -> timedData(req);

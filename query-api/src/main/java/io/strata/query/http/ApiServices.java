@@ -27,6 +27,7 @@ public final class ApiServices {
     private final HttpByteCounter byteCounter;
     private volatile StreamIngest streamIngest = StreamIngest.NONE;
     private volatile HostRemoval hostRemoval;
+    private volatile PeerReplay peerReplay = PeerReplay.NONE;
     private volatile QueryBudget.Limits queryLimits =
             QueryBudget.Limits.DEFAULTS;
 
@@ -75,6 +76,15 @@ public final class ApiServices {
 
     public void hostRemoval(HostRemoval removal) {
         this.hostRemoval = Objects.requireNonNull(removal, "removal");
+    }
+
+    /** How {@code /host/<guid>/api/v1/replay_chart} is answered (a node's parent: the stored past, for its peers). */
+    public PeerReplay peerReplay() {
+        return peerReplay;
+    }
+
+    public void peerReplay(PeerReplay replay) {
+        this.peerReplay = Objects.requireNonNull(replay, "replay");
     }
 
     /** Records that {@code server} scrapes at {@code now}; returns its previous scrape time, or 0. */

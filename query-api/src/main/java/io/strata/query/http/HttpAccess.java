@@ -16,7 +16,12 @@ public enum HttpAccess {
     /** {@code /api/v1/manage/*}. */
     MANAGEMENT,
     /** {@code /netdata.conf}. */
-    NETDATA_CONF;
+    NETDATA_CONF,
+    /**
+     * {@code /api/v1/replay_chart}: a peer parent reading back a host's stored past
+     * ({@code allow streaming from}, the {@code streaming} mode of {@code bind to}; Strata's own URL).
+     */
+    STREAMING;
 
     public static EnumSet<HttpAccess> all() {
         return EnumSet.allOf(HttpAccess.class);
@@ -38,6 +43,9 @@ public enum HttpAccess {
         }
         if (path.startsWith("/api/v1/manage/") || path.equals("/api/v1/manage")) {
             return MANAGEMENT;
+        }
+        if (path.equals(PeerReplay.PATH)) {
+            return STREAMING;
         }
         return DASHBOARD;
     }

@@ -417,6 +417,50 @@ public final class StreamAuthorizer {
     }
 
     /* Netdata skips the check when the pattern list is empty (simple_pattern_create returns NULL). */
+    /**
+     * Whether a peer parent at {@code remoteIp} presenting {@code apiKey} may read back the stored past
+     * of host {@code machineGuid} (the peer replay endpoint, docs/format/peer-replay.md): exactly when
+     * the key would let that host's stream in from that address, i.e. the checks of {@link #decide}
+     * on the key and the machine-GUID sections (an enabled {@code api} section, its {@code allow
+     * from}, the host's section neither disabling it nor refusing the address). The stream's own
+     * state (a live receiver, the host count, the rate limit) plays no part.
+     *
+     * @return null when allowed, else the reason for the log (the key masked)
+     */
+    public String peerReadRefusal(String apiKey, String machineGuid, String remoteIp) {
+        String key = Uuids.canonical(apiKey == null ? "" : apiKey);
+        String guid = Uuids.canonical(machineGuid == null ? "" : machineGuid);
+        if (key.isEmpty()) {
+            return "the request has no API key (Authorization: Bearer <api key>)";
+        }
+        if (!Uuids.isUuid(key)) {
+            return "the API key is not a UUID";
+        }
+        if (!Uuids.isUuid(guid)) {
+            return "the host is not named by its machine GUID";
+        }
+        StreamConfig.KeySection keySection = conf.apiKey(key).orElse(null);
+        if (keySection == null || !keySection.type().equals("api") || !keySection.enabled()) {
+            return "API key [" + LogText.maskKey(key) + "] has no enabled api section in " + conf.ini().fileName();
+        }
+        if (!allowed(keySection.allowFromPattern(), remoteIp)) {
+            return "API key [" + LogText.maskKey(key) + "] is not allowed from " + remoteIp + " (allow from = '"
+                    + keySection.allowFrom() + "' in the section at " + keySection.location() + ")";
+        }
+        if (key.equals(guid) && !keySection.typeExplicit()) {
+            return "the API key and the machine GUID are the same string";
+        }
+        StreamConfig.MachineSection machine = conf.machine(guid).orElse(null);
+        if (machine != null && (!machine.type().equals("machine") || !machine.enabled())) {
+            return "machine GUID section [" + guid + "] (" + machine.location() + ") does not let this host in";
+        }
+        if (machine != null && !allowed(machine.allowFromPattern(), remoteIp)) {
+            return "machine GUID [" + guid + "] is not allowed from " + remoteIp + " (allow from = '"
+                    + machine.allowFrom() + "' in the section at " + machine.location() + ")";
+        }
+        return null;
+    }
+
     private static boolean allowed(SimplePattern pattern, String remoteIp) {
         return pattern.isEmpty() || pattern.matches(remoteIp);
     }

@@ -219,6 +219,16 @@ public final class StreamConfig {
         return Optional.ofNullable(machineGuid == null ? null : machines.get(Uuids.canonical(machineGuid)));
     }
 
+    /** Every UUID-named section read as an API key, in no particular order. */
+    public List<KeySection> apiKeys() {
+        return List.copyOf(keys.values());
+    }
+
+    /** Every UUID-named section read as a machine GUID, in no particular order. */
+    public List<MachineSection> machines() {
+        return List.copyOf(machines.values());
+    }
+
     /** Whether any API-key section lets children in: the node then acts as a parent. */
     public boolean hasEnabledApiKeys() {
         for (KeySection k : keys.values()) {
