@@ -34,7 +34,8 @@ public final class ChaosRunner {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     /** How long the quiet catch-up watches holes no request fills stay the same before it gives up on them. */
-    static final int SETTLED_SECONDS = 30;
+    /** Holes left unchanged this long end the quiet wait: five rounds of the parents' hole repair. */
+    static final int SETTLED_SECONDS = 5 * ChaosCluster.REPAIR_INTERVAL_SECONDS;
     /** Holes named in the quiet catch-up's failure. */
     static final int QUIET_LAG_LINES = 20;
 
@@ -406,8 +407,8 @@ public final class ChaosRunner {
         }
         b.append(lag.onlyBehindNewest()
                 ? "; the wait ended early: every hole left lies behind the newest second its parent holds, unchanged for "
-                + SETTLED_SECONDS + " s, and no replication request fills such a hole (a parent asks from its newest"
-                + " second; docs/chaos.md, finding 6). Left:"
+                + SETTLED_SECONDS + " s, through the parents' hole repair from their peers, and no replication request"
+                + " fills such a hole (a parent asks streams from its newest second; docs/chaos.md, finding 6). Left:"
                 : "; left at the end:");
         int shown = 0;
         for (String l : lag.lines()) {

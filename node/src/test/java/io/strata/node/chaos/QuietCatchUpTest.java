@@ -72,8 +72,8 @@ class QuietCatchUpTest {
         assertEquals("the parents did not catch up in 31 s of quiet: the wait was for every parent to hold every"
                 + " second in (1000, 1060] of each child's first chart that the child or another parent holds; the"
                 + " wait ended early: every hole left lies behind the newest second its parent holds, unchanged for"
-                + " 30 s, and no replication request fills such a hole (a parent asks from its newest second;"
-                + " docs/chaos.md, finding 6). Left:\n"
+                + " 75 s, through the parents' hole repair from their peers, and no replication request fills such"
+                + " a hole (a parent asks streams from its newest second; docs/chaos.md, finding 6). Left:\n"
                 + "  chaos-child-1 strata.synthetic_0: chaos-parent-3 lacks 1001-1040 (40 s), held by chaos-parent-1"
                 + " (not the child), behind the newest second it holds (1060): no request fills it", failure);
     }
