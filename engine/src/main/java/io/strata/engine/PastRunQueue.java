@@ -5,7 +5,7 @@ import io.strata.engine.thread.StrataThreads;
 import io.strata.engine.time.Clocks;
 
 import java.io.IOException;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -17,8 +17,10 @@ import org.slf4j.LoggerFactory;
  * Runs {@link PastWriter#store} on a thread of its own for callers that must not block on the disk
  * (a receiver on a Netty event loop: a past run reads its range first, which may read extents).
  * Runs are copied on submission (one {@code int[]} per run, never an object per point) and queued,
- * at most {@link #CAPACITY}; a full queue refuses the run (counted, logged at most once a minute):
- * its hole stays as it was. The thread also rebuilds the queued tier windows once a second while
+ * at most {@link #MAX_POINTS} points in at most {@link #MAX_RUNS} runs: bounded by the points, since
+ * a parent's reconnection brings thousands of runs of a point or two at once (an answer reaching a
+ * second or two behind the newest point, for every dimension of every chart). A full queue refuses
+ * the run (counted, logged at most once a minute): its hole stays as it was. The thread also rebuilds the queued tier windows once a second while
  * idle ({@link PastWriter#drainPending}). Started at the first run; stopped by {@link #stop}.
  *
  * <p>The past thread and the metric's writer store into the same metric at once. That is safe:
@@ -28,8 +30,10 @@ import org.slf4j.LoggerFactory;
 final class PastRunQueue {
 
     private static final Logger LOG = LoggerFactory.getLogger(PastRunQueue.class);
-    /** Runs waiting: 4 MiB of storage numbers at most. */
-    static final int CAPACITY = 1024;
+    /** Points waiting: 4 MiB of storage numbers at most. */
+    static final int MAX_POINTS = 1 << 20;
+    /** Runs waiting, whatever their size: about 64 bytes of queue and array headers each. */
+    static final int MAX_RUNS = 1 << 16;
     private static final long LOG_SUMMARY_MILLIS = 60_000;
 
     private record Run(int metric, long firstTime, int updateEvery, int[] sns) {
@@ -39,7 +43,9 @@ final class PastRunQueue {
     private static final Run STOP = new Run(-1, 0, 0, new int[0]);
 
     private final PastWriter writer;
-    private final ArrayBlockingQueue<Run> queue = new ArrayBlockingQueue<>(CAPACITY);
+    private final LinkedBlockingQueue<Run> queue = new LinkedBlockingQueue<>(MAX_RUNS + 1); // + the stop mark
+    /** Points of the runs in {@link #queue}. */
+    private final AtomicLong queuedPoints = new AtomicLong();
     private final Object done = new Object();
     private final AtomicLong submitted = new AtomicLong();
     /** Runs finished (stored, held, failed); guarded by {@link #done} for waiters. */
@@ -79,12 +85,15 @@ final class PastRunQueue {
         int[] copy = new int[count];
         System.arraycopy(sns, from, copy, 0, count);
         startIfNeeded();
-        if (queue.offer(new Run(metric, firstTime, updateEvery, copy))) {
+        if (queuedPoints.addAndGet(count) <= MAX_POINTS && queue.size() < MAX_RUNS
+                && queue.offer(new Run(metric, firstTime, updateEvery, copy))) {
             submitted.incrementAndGet();
         } else {
+            queuedPoints.addAndGet(-count);
             refused.increment();
             failures.failed("past writer queue", "refused a run of " + count + " point(s) behind metric " + metric
-                    + "'s newest point: " + CAPACITY + " runs wait already; the hole stays");
+                    + "'s newest point: " + MAX_POINTS + " points or " + MAX_RUNS + " runs wait already; the hole"
+                    + " stays");
             return false;
         }
         failures.recovered("past writer queue", "runs accepted again");
@@ -108,6 +117,9 @@ final class PastRunQueue {
             }
             if (r == STOP) {
                 return;
+            }
+            if (r != null) {
+                queuedPoints.addAndGet(-r.sns().length);
             }
             try {
                 if (r == null) {
@@ -164,6 +176,7 @@ final class PastRunQueue {
             t = thread;
         }
         queue.clear();
+        queuedPoints.set(0);
         if (t != null) {
             queue.offer(STOP);
             t.join(joinMillis);
