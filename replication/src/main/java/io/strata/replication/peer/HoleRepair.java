@@ -42,8 +42,9 @@ import java.util.function.LongSupplier;
  * <ol>
  *   <li>scans, chart by chart (round-robin over every host but this node's own, at most
  *       {@link Settings#chartsPerRound()} charts a round), the last {@link Settings#windowSeconds()}
- *       of tier 0 for <em>holes</em>: runs of slots where no dimension of the chart holds a value,
- *       between the window's start (or the chart's first second) and its newest second;</li>
+ *       of tier 0 for <em>holes</em>: runs of slots where a dimension of the chart lacks a value
+ *       within its own first and last second, between the window's start (or the chart's first
+ *       second) and its newest second;</li>
  *   <li>asks each peer in turn ({@link PeerFetch}: {@code replay_chart}, docs/format/peer-replay.md) for a
  *       hole's range, at most {@link Settings#holesPerRound()} holes a round, and stops asking once
  *       the hole is filled;</li>
