@@ -7,6 +7,7 @@ import io.strata.engine.time.Clocks;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.Locale;
 import java.util.function.LongSupplier;
 
@@ -48,6 +49,27 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
 
         public long lastDataMillis() {
             return lastDataMillis;
+        }
+
+        /**
+         * Hands {@code (after, before]} of chart {@code chartId}, which this parent lacks and its
+         * peers did not fill, to this stream: on the stream's event loop, its receiver keeps it with
+         * the holes its answers left and asks the sender for it ({@code StreamHoles}, its backoff and
+         * bounds). Any thread; never touches the receiver's state on the calling one.
+         *
+         * @return false when the stream is not set up yet or closed (nothing handed)
+         */
+        public boolean askHole(String chartId, long after, long before) {
+            ReceiverParser p = parser;
+            if (p == null || !channel.isActive()) {
+                return false;
+            }
+            try {
+                channel.eventLoop().execute(() -> p.holeFromRepair(chartId, after, before));
+                return true;
+            } catch (RejectedExecutionException e) {
+                return false;
+            }
         }
 
         /** Charts of this stream still replicating (0 before the stream is set up). */
@@ -235,6 +257,11 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
             return null;
         });
         return !live[0];
+    }
+
+    /** The stream of the machine GUID live now, or null. */
+    public Active active(String machineGuid) {
+        return byGuid.get(key(machineGuid));
     }
 
     public boolean isConnected(String machineGuid) {
