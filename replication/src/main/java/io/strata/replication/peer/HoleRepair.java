@@ -50,7 +50,11 @@ import java.util.function.LongSupplier;
  *       the hole is filled;</li>
  *   <li>stores what arrives through {@link StorageEngine#submitPast} (the engine's past-writer
  *       thread): only slots this parent lacks are filled, a value it holds always wins, and tiers 1+
- *       are rebuilt over the range.</li>
+ *       are rebuilt over the range;</li>
+ *   <li>hands a hole the peers did not fill (or could not be asked for) to the stream this parent
+ *       receives its host on, if any ({@link #askStreams}): that stream's receiver asks its sender
+ *       {@code REPLAY_CHART "false"} for exactly it, on the stream's event loop, with its own backoff
+ *       and bounds, unless it holds an overlapping hole already. Once per hole and stream.</li>
  * </ol>
  *
  * <p>Backoff: a hole no peer filled is asked again after {@code interval × 2^attempts} (jittered), at
@@ -155,8 +159,8 @@ public final class HoleRepair implements Closeable {
         int attempts;
         long notBeforeSecond;
         boolean givenUp;
-        /** The stream the hole was handed to, null: none yet. */
-        ReceiverRegistry.Active streamAsked;
+        /** The serial of the stream the hole was handed to (not the stream: a closed one is not kept); 0: none. */
+        long streamAsked;
     }
 
     /**
@@ -334,11 +338,11 @@ public final class HoleRepair implements Closeable {
             return;
         }
         ReceiverRegistry.Active stream = r.active(info.hostGuid().toString());
-        if (stream == null || stream == a.streamAsked) {
+        if (stream == null || stream.serial() == a.streamAsked) {
             return;
         }
         if (stream.askHole(info.id(), from - info.updateEvery(), to)) {
-            a.streamAsked = stream;
+            a.streamAsked = stream.serial();
             holesAskedOfStream.increment();
             LOG.debug("hole repair: no peer filled {} {}..{}; asked of the host's stream (hops {})", info.id(), from,
                     to, stream.hops());

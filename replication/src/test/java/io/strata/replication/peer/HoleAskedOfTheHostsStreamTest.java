@@ -102,43 +102,63 @@ class HoleAskedOfTheHostsStreamTest {
         return (t - FIRST) * 3 + 11;
     }
 
-    @Test
-    void aHoleNoPeerHoldsIsAskedOfTheHostsOwnStreamAndFilledWithTheSendersValues() throws Exception {
+    /** Whether the scripted sender lacks HOLE_FROM..HOLE_TO too (it answers no point there). */
+    boolean senderLacksTheHole;
+    final AtomicLong peerAsked = new AtomicLong();
+
+    /**
+     * The parent's own copy of the chart ({@code FIRST..parentTo}, without the hole), then the host's
+     * stream: defined, its replication answered, live for T+1..T+3. Returns the chart's metric.
+     */
+    private int parentAndStream(ReceiverRegistry registry, long parentTo, EmbeddedChannel[] channel) throws Exception {
         engine = StorageEngine.open(EngineConfig.defaults(dir.resolve("db")).withFutureMarginSeconds(0));
-        // the parent's own copy: FIRST..T-10 without HOLE_FROM..HOLE_TO
         engine.metadata().upsertHost(new HostInfo(HOST, "child", "linux", "UTC", 1, Map.of()));
         engine.metadata().upsertChart(ChartInfo.of(HOST, CHART, 1));
         int metric = engine.metadata().upsertDimension(DimensionInfo.of(HOST, CHART, "x"));
-        for (long t = FIRST; t <= T - 10; t++) {
+        for (long t = FIRST; t <= parentTo; t++) {
             if (t < HOLE_FROM || t > HOLE_TO) {
                 assertTrue(engine.store(metric, t, 1, value(t), StorageNumber.SN_DEFAULT_FLAGS));
             }
         }
         engine.flush();
-
-        ReceiverRegistry registry = new ReceiverRegistry(wallMillis::get);
         EmbeddedChannel ch = connect(registry);
+        channel[0] = ch;
+        send(ch, "CHART \"" + CHART + "\" \"\" \"t\" \"u\" \"f\" \"" + CHART + "\" \"line\" 1 1 \"\" \"p\" \"m\"\n"
+                + "DIMENSION \"x\" \"x\" \"absolute\" 1 1 \"\"\n"
+                + "CHART_DEFINITION_END " + FIRST + " " + T + " " + T + "\n");
+        answerRequests(ch, outbound(ch), true);
+        for (long t = T + 1; t <= T + 3; t++) {
+            answerRequests(ch, live(ch, t), false);
+        }
+        return metric;
+    }
+
+    /** The hole repair of the parent: one peer, which answers 404 (it holds nothing of the host). */
+    private HoleRepair repair(ReceiverRegistry registry) {
+        byte[] notFound = "not found".getBytes(StandardCharsets.US_ASCII);
+        HoleRepair repair = new HoleRepair(engine, UUID.randomUUID(),
+                List.of(new HoleRepair.Peer("127.0.0.1", 1, KEY)), (p, host, chart, after, b) -> {
+                    peerAsked.incrementAndGet();
+                    return new HoleRepair.PeerAnswer(404, notFound, notFound.length);
+                }, new HoleRepair.Settings(3600, 60, 100, 10, 3), wallMillis::get);
+        repair.askStreams(registry);
+        return repair;
+    }
+
+    @Test
+    void aHoleNoPeerHoldsIsAskedOfTheHostsOwnStreamAndFilledWithTheSendersValues() throws Exception {
+        ReceiverRegistry registry = new ReceiverRegistry(wallMillis::get);
+        EmbeddedChannel[] channel = new EmbeddedChannel[1];
         try {
-            send(ch, "CHART \"" + CHART + "\" \"\" \"t\" \"u\" \"f\" \"" + CHART + "\" \"line\" 1 1 \"\" \"p\" \"m\"\n"
-                    + "DIMENSION \"x\" \"x\" \"absolute\" 1 1 \"\"\n"
-                    + "CHART_DEFINITION_END " + FIRST + " " + T + " " + T + "\n");
-            answerRequests(ch, outbound(ch), true);
-            for (long t = T + 1; t <= T + 3; t++) {
-                answerRequests(ch, live(ch, t), false);
-            }
+            // the parent holds FIRST..T-10 but the hole; the stream replicates from T-10
+            int metric = parentAndStream(registry, T - 10, channel);
+            EmbeddedChannel ch = channel[0];
             assertEquals(0, stats.holesRemembered.sum(), "the stream's own answers left no hole");
             TreeMap<Long, Double> before = stored(metric);
             assertTrue(!before.containsKey(HOLE_FROM) && !before.containsKey(HOLE_TO), "the parent lacks the hole");
 
-            AtomicLong peerAsked = new AtomicLong();
-            byte[] notFound = "not found".getBytes(StandardCharsets.US_ASCII);
-            HoleRepair repair = new HoleRepair(engine, UUID.randomUUID(),
-                    List.of(new HoleRepair.Peer("127.0.0.1", 1, KEY)), (p, host, chart, after, b) -> {
-                        peerAsked.incrementAndGet();
-                        return new HoleRepair.PeerAnswer(404, notFound, notFound.length);
-                    }, new HoleRepair.Settings(3600, 60, 100, 10, 3), wallMillis::get);
+            HoleRepair repair = repair(registry);
             try {
-                repair.askStreams(registry);
                 HoleRepair.Round round = repair.runRound();
                 assertEquals(1, round.holesFound(), round.toString());
                 assertEquals(1, peerAsked.get(), "the peer was asked first");
@@ -170,7 +190,52 @@ class HoleAskedOfTheHostsStreamTest {
                         "second " + t + " (T" + (t - T) + ")");
             }
         } finally {
-            ch.finishAndReleaseAll();
+            if (channel[0] != null) {
+                channel[0].finishAndReleaseAll();
+            }
+        }
+    }
+
+    @Test
+    void aHoleTheStreamAsksAlreadyIsNotAskedTwiceAndASenderThatLacksItIsAskedOnce() throws Exception {
+        senderLacksTheHole = true;
+        ReceiverRegistry registry = new ReceiverRegistry(wallMillis::get);
+        EmbeddedChannel[] channel = new EmbeddedChannel[1];
+        try {
+            // the parent holds FIRST..T-400: the stream's replication answer skips the hole, which its
+            // receiver keeps to ask again after its backoff
+            parentAndStream(registry, T - 400, channel);
+            EmbeddedChannel ch = channel[0];
+            assertEquals(1, stats.holesRemembered.sum(), "the answer's skip is kept by the stream");
+            HoleRepair repair = repair(registry);
+            try {
+                HoleRepair.Round round = repair.runRound();
+                assertEquals(1, round.holesFound(), round.toString());
+                assertEquals(1, repair.holesAskedOfStream());
+                ch.runPendingTasks();
+                assertEquals(1, stats.holesRemembered.sum(), "the stream holds it already: not kept twice");
+                assertEquals("", live(ch, T + 4), "nothing asked before the stream's own backoff");
+                String asked = live(ch, T + 5);
+                assertEquals("REPLAY_CHART \"" + CHART + "\" \"false\" " + (HOLE_FROM - 1) + " " + HOLE_TO + "\n",
+                        asked, "asked once");
+                answerRequests(ch, asked, true);
+
+                // the sender lacks it: the next round asks the peer again, not the same stream
+                wallMillis.addAndGet(600_000);
+                engine.flush();
+                HoleRepair.Round again = repair.runRound();
+                assertEquals(1, again.holesFound(), again.toString());
+                assertEquals(2, peerAsked.get());
+                assertEquals(1, repair.holesAskedOfStream(), "a stream is handed a hole once");
+                ch.runPendingTasks();
+                assertEquals(1, stats.holesRemembered.sum());
+            } finally {
+                repair.close();
+            }
+        } finally {
+            if (channel[0] != null) {
+                channel[0].finishAndReleaseAll();
+            }
         }
     }
 
@@ -203,6 +268,9 @@ class HoleAskedOfTheHostsStreamTest {
             long now = wallMillis.get() / 1000;
             StringBuilder s = new StringBuilder("RBEGIN \"" + m.group(1) + "\"\n");
             for (long t = Math.max(after + 1, FIRST); t <= before; t++) {
+                if (senderLacksTheHole && t >= HOLE_FROM && t <= HOLE_TO) {
+                    continue;
+                }
                 s.append("RBEGIN '' ").append(t - 1).append(' ').append(t).append(' ').append(now).append('\n')
                         .append("RSET \"x\" ").append(value(t)).append(".0000000 \"\"\n");
             }

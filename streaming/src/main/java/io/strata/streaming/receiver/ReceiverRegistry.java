@@ -8,6 +8,7 @@ import io.strata.engine.time.Clocks;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.Locale;
 import java.util.function.LongSupplier;
 
@@ -22,8 +23,12 @@ import java.util.function.LongSupplier;
  */
 public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
 
+    /** Numbers the streams registered in this process: {@link Active#serial()}. */
+    private static final AtomicLong SERIALS = new AtomicLong();
+
     /** One live stream. */
     public static final class Active {
+        private final long serial = SERIALS.incrementAndGet();
         final Channel channel;
         final String hostname;
         final int hops;
@@ -36,6 +41,11 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
             this.hostname = hostname;
             this.hops = hops;
             this.lastDataMillis = now;
+        }
+
+        /** This stream's number, unique in the process: tells one stream of a host from the next. */
+        public long serial() {
+            return serial;
         }
 
         /** 1 for a host streaming itself, more for a host forwarded by other parents. */
