@@ -9,8 +9,10 @@ import io.strata.engine.meta.ChartInfo;
 import io.strata.engine.meta.DimensionInfo;
 import io.strata.engine.meta.HostInfo;
 import io.strata.engine.page.StorageNumber;
+import io.strata.replication.child.LocalHostStreamer;
 import io.strata.streaming.auth.StreamAuthorizer;
 import io.strata.streaming.auth.StreamConfig;
+import io.strata.streaming.child.LocalCharts;
 import io.strata.streaming.config.IniFile;
 import io.strata.streaming.handshake.Capabilities;
 import io.strata.streaming.handshake.StreamRequest;
@@ -20,12 +22,18 @@ import io.strata.streaming.receiver.ReceiverRegistry;
 import io.strata.streaming.receiver.ReceiverReplication;
 import io.strata.streaming.receiver.ReceiverStats;
 import io.strata.streaming.receiver.StreamHandshakeHandler;
+import io.strata.streaming.sender.Destination;
+import io.strata.streaming.sender.SenderSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +53,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * hole to the host's stream (on the stream's event loop), the receiver asks the sender {@code
  * REPLAY_CHART "<chart>" "false" <after> <before>} for exactly it, and the answer leaves the parent
  * holding every second with the sender's values. The receiver runs the real handshake on an {@link
- * EmbeddedChannel}; the sender is scripted and answers from its values of every second.
+ * EmbeddedChannel}; the sender is a real Strata child ({@link LocalHostStreamer} over its own engine),
+ * or scripted (answering from its values of every second, or lacking the hole) where the test needs
+ * to say what it holds. A hole the stream keeps already is not kept twice, and a stream is handed a
+ * hole once.
  */
 class HoleAskedOfTheHostsStreamTest {
 
@@ -237,6 +248,138 @@ class HoleAskedOfTheHostsStreamTest {
                 channel[0].finishAndReleaseAll();
             }
         }
+    }
+
+    /**
+     * The same with a real Strata child: its {@link LocalHostStreamer} streams its collected chart
+     * (every second FIRST..T in its engine) to the parent's receiver; the parent's own copy lacks
+     * the hole; the stream's replication asks only from the parent's newest second. After a repair
+     * round the parent holds every second of the child's engine.
+     */
+    @Test
+    void aStrataChildIsAskedForTheHoleAndTheParentHoldsItsValues() throws Exception {
+        Clock clock = new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return Instant.ofEpochMilli(wallMillis.get());
+            }
+        };
+        ReceiverRegistry registry = new ReceiverRegistry(wallMillis::get);
+        EmbeddedChannel childChannel = new EmbeddedChannel();
+        EmbeddedChannel ch = null;
+        try (StorageEngine childDb = StorageEngine.open(EngineConfig.defaults(dir.resolve("child"))
+                .withFutureMarginSeconds(0))) {
+            LocalCharts local = new LocalCharts(childDb, new HostInfo(HOST, "child", "linux", "UTC", 1, Map.of()));
+            LocalCharts.Chart chart = local.define(ChartInfo.of(HOST, CHART, 1),
+                    List.of(DimensionInfo.of(HOST, CHART, "x")));
+            for (long t = FIRST - 1; t <= T; t++) {
+                local.collect(chart, new long[] {value(t)}, null, t * 1_000_000L);
+            }
+            childDb.flush();
+            int childMetric = childDb.metadata().metrics(childDb.metadata().chartId(HOST, CHART)).get(0);
+            TreeMap<Long, Double> childHolds = stored(childDb, childMetric, FIRST, T - 1);
+            assertEquals(T - FIRST, childHolds.size(), "the child holds every second");
+
+            // the parent's own copy: the child's values FIRST..T-10, without the hole
+            engine = StorageEngine.open(EngineConfig.defaults(dir.resolve("db")).withFutureMarginSeconds(0));
+            engine.metadata().upsertHost(new HostInfo(HOST, "child", "linux", "UTC", 1, Map.of()));
+            engine.metadata().upsertChart(ChartInfo.of(HOST, CHART, 1));
+            int metric = engine.metadata().upsertDimension(DimensionInfo.of(HOST, CHART, "x"));
+            for (long t = FIRST; t <= T - 10; t++) {
+                if (t < HOLE_FROM || t > HOLE_TO) {
+                    assertTrue(engine.store(metric, t, 1, childHolds.get(t), StorageNumber.SN_DEFAULT_FLAGS));
+                }
+            }
+            engine.flush();
+
+            ch = connect(registry);
+            StreamConfig.SenderSettings settings = new StreamConfig.SenderSettings(true, "127.0.0.1:19999", "key", 60,
+                    19999, 1 << 20, 5, 60, false, "*", "", "", false);
+            try (LocalHostStreamer streamer = new LocalHostStreamer(local, settings, 1, null, clock)) {
+                SenderSession session = SenderSession.over("child", childChannel,
+                        Destination.parse("127.0.0.1:19999", 19999), Capabilities.NETDATA_1_37_1_WITHOUT_COMPRESSION,
+                        1 << 20);
+                streamer.onConnected(session, Capabilities.NETDATA_1_37_1_WITHOUT_COMPRESSION);
+                pump(childChannel, ch, streamer, session);
+                for (long t = T + 1; t <= T + 3; t++) {
+                    childLive(local, chart, streamer, t);
+                    pump(childChannel, ch, streamer, session);
+                }
+                assertEquals(0, stats.holesRemembered.sum(), "the stream's own answers left no hole");
+                assertTrue(!stored(engine, metric, FIRST, T).containsKey(HOLE_FROM), "the parent lacks the hole");
+
+                HoleRepair repair = repair(registry);
+                try {
+                    repair.runRound();
+                    ch.runPendingTasks();
+                    for (long t = T + 4; t <= T + 8; t++) {
+                        childLive(local, chart, streamer, t);
+                        pump(childChannel, ch, streamer, session);
+                    }
+                } finally {
+                    repair.close();
+                }
+                assertEquals(childHolds, stored(engine, metric, FIRST, T - 1), "every second, the child's values");
+                assertEquals(1, repair.holesAskedOfStream());
+                assertEquals(1, stats.holesAsked.sum());
+                assertEquals(1, stats.holesFilled.sum());
+            }
+        } finally {
+            childChannel.finishAndReleaseAll();
+            if (ch != null) {
+                ch.finishAndReleaseAll();
+            }
+        }
+    }
+
+    /** The child collects second {@code t} and streams it (the clocks move there). */
+    private void childLive(LocalCharts local, LocalCharts.Chart chart, LocalHostStreamer streamer, long t) {
+        wallMillis.set(t * 1000);
+        local.collect(chart, new long[] {value(t)}, null, t * 1_000_000L);
+        streamer.collected(List.of(chart));
+    }
+
+    /** Moves the child's bytes to the parent and the parent's commands to the child until both are quiet. */
+    private static void pump(EmbeddedChannel child, EmbeddedChannel parent, LocalHostStreamer streamer,
+                             SenderSession session) {
+        for (int round = 0; round < 100; round++) {
+            String fromChild = outbound(child);
+            if (!fromChild.isEmpty()) {
+                send(parent, fromChild);
+            }
+            String fromParent = outbound(parent);
+            for (String line : fromParent.split("\n")) {
+                if (!line.isEmpty()) {
+                    byte[] b = line.getBytes(StandardCharsets.US_ASCII);
+                    streamer.onParentCommand(session, b, b.length);
+                }
+            }
+            if (fromChild.isEmpty() && fromParent.isEmpty()) {
+                return;
+            }
+        }
+        throw new AssertionError("the child and the parent kept talking");
+    }
+
+    private static TreeMap<Long, Double> stored(StorageEngine db, int metric, long from, long to) throws Exception {
+        db.flush();
+        TreeMap<Long, Double> out = new TreeMap<>();
+        db.queryTier0(metric, from, to, (time, sn) -> {
+            if (!StorageNumber.isEmpty(sn) && time >= from && time <= to) {
+                out.put(time, StorageNumber.unpack(sn));
+            }
+        });
+        return out;
     }
 
     private EmbeddedChannel connect(ReceiverRegistry registry) throws Exception {
