@@ -202,6 +202,10 @@ public final class NodeMeters {
                 .description("Holes no peer filled in as many rounds as the repair asks: given up")
                 .tag("outcome", "unfillable")
                 .register(r);
+        FunctionCounter.builder("strata.peer.repair.holes", repair, HoleRepair::holesAskedOfStream)
+                .description("Holes no peer filled handed to the stream this parent receives their host on")
+                .tag("outcome", "asked_stream")
+                .register(r);
         FunctionCounter.builder("strata.peer.repair.requests.failed", repair, HoleRepair::peerRequestsFailed)
                 .description("Requests to peers without a usable answer (no connection, a timeout, an error)")
                 .register(r);

@@ -212,7 +212,8 @@ public final class StrataNode implements Closeable {
 
     /**
      * A parent with peers repairs the holes behind its newest seconds from them ({@code [db] repair holes
-     * from peers}; docs/replication.md, "A hole filled from the peers later").
+     * from peers}; docs/replication.md, "A hole filled from the peers later"), and those no peer
+     * filled from the stream it receives their host on.
      */
     private void startHoleRepair() {
         PeerRepairSettings s = config.peerRepair();
@@ -228,6 +229,8 @@ public final class StrataNode implements Closeable {
                 HoleRepair.Settings.DEFAULTS.maxAttempts());
         HoleRepair repair = new HoleRepair(engine, machineGuid, peers, new PeerRangeClient(PEER_TIMEOUT), settings,
                 Clocks::wallMillis);
+        // a hole no peer filled is asked of the host's stream received here (docs/replication.md)
+        repair.askStreams(receivers());
         this.holeRepair = repair;
         NodeMeters.holeRepairMeters(meters, repair);
         roles.add(repair);

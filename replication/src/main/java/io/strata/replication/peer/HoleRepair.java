@@ -10,6 +10,7 @@ import io.strata.engine.page.StorageNumber;
 import io.strata.engine.registry.MetricRegistry;
 import io.strata.engine.thread.StrataThreads;
 import io.strata.replication.sender.PastRangeAnswer;
+import io.strata.streaming.receiver.ReceiverRegistry;
 import io.strata.streaming.sender.SenderWireFormat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,11 @@ import java.util.function.LongSupplier;
  *       the hole is filled;</li>
  *   <li>stores what arrives through {@link StorageEngine#submitPast} (the engine's past-writer
  *       thread): only slots this parent lacks are filled, a value it holds always wins, and tiers 1+
- *       are rebuilt over the range.</li>
+ *       are rebuilt over the range;</li>
+ *   <li>hands a hole the peers did not fill (or could not be asked for) to the stream this parent
+ *       receives its host on, if any ({@link #askStreams}): that stream's receiver asks its sender
+ *       {@code REPLAY_CHART "false"} for exactly it, on the stream's event loop, with its own backoff
+ *       and bounds, unless it holds an overlapping hole already. Once per hole and stream.</li>
  * </ol>
  *
  * <p>Backoff: a hole no peer filled is asked again after {@code interval × 2^attempts} (jittered), at
@@ -144,6 +149,9 @@ public final class HoleRepair implements Closeable {
     private boolean[] missing = new boolean[0];
     private int[][] answer = new int[0][];
 
+    /** The streams this parent receives; null: no stream is asked. */
+    private volatile ReceiverRegistry receivers;
+    private final LongAdder holesAskedOfStream = new LongAdder();
     /** Guarded by this. */
     private ScheduledExecutorService executor;
     private volatile boolean closed;
@@ -152,6 +160,8 @@ public final class HoleRepair implements Closeable {
         int attempts;
         long notBeforeSecond;
         boolean givenUp;
+        /** The serial of the stream the hole was handed to (not the stream: a closed one is not kept); 0: none. */
+        long streamAsked;
     }
 
     /**
@@ -170,6 +180,20 @@ public final class HoleRepair implements Closeable {
         this.peerDownUntil = new long[this.peers.size()];
         this.peerFailureCount = new int[this.peers.size()];
         this.jitter = new SplittableRandom(self.getLeastSignificantBits() ^ System.nanoTime());
+    }
+
+    /**
+     * The streams this parent receives: a hole no peer filled in a chart of a host received here is
+     * handed to that host's stream, which asks its sender for it ({@code StreamHoles}). Set before
+     * {@link #start()}.
+     */
+    public void askStreams(ReceiverRegistry registry) {
+        this.receivers = registry;
+    }
+
+    /** Holes handed to the stream this parent receives their host on, since start. */
+    public long holesAskedOfStream() {
+        return holesAskedOfStream.sum();
     }
 
     /** The peers asked, in the order asked. */
@@ -284,6 +308,7 @@ public final class HoleRepair implements Closeable {
                     a = new HoleAttempts();
                     holes.put(key, a);
                 }
+                askStream(info, hole[0], hole[1], a);
                 if (got == 0) {
                     a.attempts++;
                 }
@@ -300,6 +325,29 @@ public final class HoleRepair implements Closeable {
             }
         }
         return new Round(scanned, found, asked, filledNow, unfillable);
+    }
+
+    /**
+     * A hole no peer filled: handed to the stream this parent receives its host on, once per stream
+     * (a sender that lacked it then lacks it later too; a new stream, maybe another sender, is asked
+     * again). The stream's receiver asks its sender for exactly it, on its own event loop, unless it
+     * holds an overlapping hole already (then it is being asked).
+     */
+    private void askStream(ChartInfo info, long from, long to, HoleAttempts a) {
+        ReceiverRegistry r = receivers;
+        if (r == null) {
+            return;
+        }
+        ReceiverRegistry.Active stream = r.active(info.hostGuid().toString());
+        if (stream == null || stream.serial() == a.streamAsked) {
+            return;
+        }
+        if (stream.askHole(info.id(), from - info.updateEvery(), to)) {
+            a.streamAsked = stream.serial();
+            holesAskedOfStream.increment();
+            LOG.debug("hole repair: no peer filled {} {}..{}; asked of the host's stream (hops {})", info.id(), from,
+                    to, stream.hops());
+        }
     }
 
     private void forgetOldHoles(long windowStart) {

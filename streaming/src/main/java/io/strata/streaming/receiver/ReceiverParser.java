@@ -207,6 +207,26 @@ public final class ReceiverParser implements LineSplitter.LineConsumer {
         holes.askDue(nowMicros.getAsLong() / 1_000_000L, commands, this);
     }
 
+    /**
+     * The parent's hole repair lacks {@code (after, before]} of chart {@code chartId} of this host
+     * and no peer filled it: kept with the holes the answers left ({@link
+     * StreamHoles#rememberFromRepair}) and asked after the next socket read. Event loop only.
+     *
+     * @return whether it was kept (false: the chart is not in this stream, a hole kept overlaps it,
+     *         or a bound says no)
+     */
+    boolean holeFromRepair(String chartId, long after, long before) {
+        if (disabled) {
+            return false;
+        }
+        byte[] id = chartId.getBytes(StandardCharsets.UTF_8);
+        int index = chartIndexOf(id, 0, id.length);
+        if (index < 0) {
+            return false;
+        }
+        return holes.rememberFromRepair(charts.get(index), after, before, nowMicros.getAsLong() / 1_000_000L);
+    }
+
     /** Holes kept to be asked again. Event loop only. */
     public int holesKept() {
         return holes.size();

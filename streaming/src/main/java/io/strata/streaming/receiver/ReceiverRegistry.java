@@ -7,6 +7,8 @@ import io.strata.engine.time.Clocks;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.Locale;
 import java.util.function.LongSupplier;
 
@@ -21,8 +23,12 @@ import java.util.function.LongSupplier;
  */
 public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
 
+    /** Numbers the streams registered in this process: {@link Active#serial()}. */
+    private static final AtomicLong SERIALS = new AtomicLong();
+
     /** One live stream. */
     public static final class Active {
+        private final long serial = SERIALS.incrementAndGet();
         final Channel channel;
         final String hostname;
         final int hops;
@@ -37,6 +43,11 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
             this.lastDataMillis = now;
         }
 
+        /** This stream's number, unique in the process: tells one stream of a host from the next. */
+        public long serial() {
+            return serial;
+        }
+
         /** 1 for a host streaming itself, more for a host forwarded by other parents. */
         public int hops() {
             return hops;
@@ -48,6 +59,27 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
 
         public long lastDataMillis() {
             return lastDataMillis;
+        }
+
+        /**
+         * Hands {@code (after, before]} of chart {@code chartId}, which this parent lacks and its
+         * peers did not fill, to this stream: on the stream's event loop, its receiver keeps it with
+         * the holes its answers left and asks the sender for it ({@code StreamHoles}, its backoff and
+         * bounds). Any thread; never touches the receiver's state on the calling one.
+         *
+         * @return false when the stream is not set up yet or closed (nothing handed)
+         */
+        public boolean askHole(String chartId, long after, long before) {
+            ReceiverParser p = parser;
+            if (p == null || !channel.isActive()) {
+                return false;
+            }
+            try {
+                channel.eventLoop().execute(() -> p.holeFromRepair(chartId, after, before));
+                return true;
+            } catch (RejectedExecutionException e) {
+                return false;
+            }
         }
 
         /** Charts of this stream still replicating (0 before the stream is set up). */
@@ -235,6 +267,11 @@ public final class ReceiverRegistry implements StreamAuthorizer.LiveReceivers {
             return null;
         });
         return !live[0];
+    }
+
+    /** The stream of the machine GUID live now, or null. */
+    public Active active(String machineGuid) {
+        return byGuid.get(key(machineGuid));
     }
 
     public boolean isConnected(String machineGuid) {

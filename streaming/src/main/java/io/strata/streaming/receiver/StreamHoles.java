@@ -144,6 +144,42 @@ final class StreamHoles {
     }
 
     /**
+     * The parent's hole repair found {@code (after, before]} of chart {@code c} missing behind its
+     * newest second and no peer filled it (docs/replication.md, "A hole filled from the peers later"):
+     * kept to be asked of this stream at once (then with the same backoff and bounds), unless a hole
+     * kept already overlaps it (it is being asked: not twice at once).
+     *
+     * @return whether it was kept
+     */
+    boolean rememberFromRepair(ReceivedChart c, long after, long before, long nowSeconds) {
+        if (before <= after || secondsToReplicate <= 0 || before < nowSeconds - secondsToReplicate) {
+            return false;
+        }
+        if (c.holes != null) {
+            for (Hole h : c.holes) {
+                if (after < h.before && before > h.after) {
+                    return false;
+                }
+            }
+        }
+        if ((c.holes != null && c.holes.size() >= MAX_HOLES_PER_CHART) || holes >= MAX_HOLES_PER_STREAM) {
+            return false;
+        }
+        stats.holesRemembered.increment();
+        if (c.holes == null) {
+            c.holes = new ArrayList<>(2);
+        }
+        if (!chartsWithHoles.contains(c)) {
+            chartsWithHoles.add(c);
+        }
+        Hole h = new Hole(after, before, nowSeconds);
+        c.holes.add(h);
+        holes++;
+        LOG.debug("{}: chart '{}': the hole repair found {} missing; asking this stream", who, c.info.id(), h);
+        return true;
+    }
+
+    /**
      * Asks each chart's first hole that is due, of the charts with no request in flight (no
      * replication step, no hole asked), through {@code commands} while it is writable.
      */
