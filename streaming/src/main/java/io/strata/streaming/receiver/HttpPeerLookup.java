@@ -6,14 +6,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.Proxy;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -112,42 +110,17 @@ public final class HttpPeerLookup implements PeerLookup, AutoCloseable {
 
     /** The peer's newest second of the host, -1 when it holds nothing, {@link #NO_ANSWER} when it did not answer. */
     private long ask(URI uri) {
-        HttpURLConnection c = null;
-        InputStream in = null;
         try {
-            c = (HttpURLConnection) uri.toURL().openConnection(Proxy.NO_PROXY);
-            c.setConnectTimeout(timeoutMillis);
-            c.setReadTimeout(timeoutMillis);
-            c.setInstanceFollowRedirects(false);
-            c.setUseCaches(false);
-            c.setRequestProperty("Connection", "close");
-            int status = c.getResponseCode();
-            // every answer is read to its end, a refusal's text too: an answer left unread when the
-            // connection is closed is drained by the JDK's keep-alive cleaner, which then keeps its
-            // socket open for reuse (the peer's HTTP/1.1 answer need not say "Connection: close")
-            in = status >= 400 ? c.getErrorStream() : c.getInputStream();
-            byte[] body = in == null ? new byte[0] : in.readNBytes(MAX_ANSWER_BYTES + 1);
-            if (status != 200 || body.length > MAX_ANSWER_BYTES) {
+            PeerHttpGet.Answer a = PeerHttpGet.get(uri, timeoutMillis, MAX_ANSWER_BYTES, Map.of());
+            if (a.status() != 200) {
                 return -1;
             }
-            return newestLastEntry(new String(body, StandardCharsets.UTF_8));
+            return newestLastEntry(new String(a.body(), StandardCharsets.UTF_8));
+        } catch (PeerHttpGet.AnswerTooLargeException e) {
+            return -1; // as a refusal: nothing usable
         } catch (IOException | RuntimeException e) {
             LOG.debug("asking {}: {}", uri, e.toString());
             return NO_ANSWER;
-        } finally {
-            // disconnect before the answer's stream is closed: a stream read to its end and closed
-            // first hands its socket to the JDK's keep-alive cache, which keeps it open for seconds
-            // after the answer (whatever the Connection header said)
-            if (c != null) {
-                c.disconnect();
-            }
-            if (in != null) {
-                try {
-                    in.close();
-                } catch (IOException e) {
-                    LOG.debug("closing the answer of {}: {}", uri, e.toString());
-                }
-            }
         }
     }
 
