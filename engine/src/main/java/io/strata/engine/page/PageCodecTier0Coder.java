@@ -942,33 +942,9 @@ final class PageCodecTier0Coder extends BinaryRangeCoder {
                 if (point) {
                     x = rescale(xp, ep - e) + r;
                 } else {
-                    int d = e - emin;
-                    if (d < 0 || d > MAX_SPAN) {
-                        throw new CorruptPageException("point outside the page's scale");
-                    }
-                    if (d == 0) {
-                        x = v;
-                    } else {
-                        long p10 = POW10[d];
-                        if (v % p10 != 0) {
-                            throw new CorruptPageException("value not representable at its exponent");
-                        }
-                        x = v / p10;
-                    }
+                    x = mantissaAt(v, e - emin);
                 }
-                boolean neg = (top & 0x80) != 0;
-                if (x < 0) {
-                    if (!neg) {
-                        throw new CorruptPageException("sign mismatch");
-                    }
-                    x = -x;
-                } else if (x > 0 && neg) {
-                    throw new CorruptPageException("sign mismatch");
-                }
-                if (x < 0 || x > 0xffffff) {
-                    throw new CorruptPageException("mantissa out of range");
-                }
-                sn = top << 24 | (int) x;
+                sn = packChecked(top, x);
                 if (!plain) {
                     ctx = sym == 0 ? 0 : 1;
                 }
@@ -1211,33 +1187,9 @@ final class PageCodecTier0Coder extends BinaryRangeCoder {
                             nextExc = -1;
                         }
                     }
-                    int d = e - emin;
-                    if (d < 0 || d > MAX_SPAN) {
-                        throw new CorruptPageException("point outside the page's scale");
-                    }
-                    if (d == 0) {
-                        x = v;
-                    } else {
-                        long p10 = POW10[d];
-                        if (v % p10 != 0) {
-                            throw new CorruptPageException("value not representable at its exponent");
-                        }
-                        x = v / p10;
-                    }
+                    x = mantissaAt(v, e - emin);
                 }
-                boolean neg = (top & 0x80) != 0;
-                if (x < 0) {
-                    if (!neg) {
-                        throw new CorruptPageException("sign mismatch");
-                    }
-                    x = -x;
-                } else if (x > 0 && neg) {
-                    throw new CorruptPageException("sign mismatch");
-                }
-                if (x < 0 || x > 0xffffff) {
-                    throw new CorruptPageException("mantissa out of range");
-                }
-                sn = top << 24 | (int) x;
+                sn = packChecked(top, x);
                 ctx = sym == 0 ? 0 : 1;
             }
             pts[i] = sn;
@@ -1252,5 +1204,41 @@ final class PageCodecTier0Coder extends BinaryRangeCoder {
             throw new CorruptPageException("exceptions past the last point");
         }
         finishDecoder();
+    }
+
+    /**
+     * The signed mantissa of scaled value {@code v} at {@code d} decimal steps above the page's
+     * lowest exponent; a value the step cannot represent exactly, or a step outside the page's
+     * scale, is a corrupt page.
+     */
+    private static long mantissaAt(long v, int d) {
+        if (d < 0 || d > MAX_SPAN) {
+            throw new CorruptPageException("point outside the page's scale");
+        }
+        if (d == 0) {
+            return v;
+        }
+        long p10 = POW10[d];
+        if (v % p10 != 0) {
+            throw new CorruptPageException("value not representable at its exponent");
+        }
+        return v / p10;
+    }
+
+    /** The storage number of {@code top} and signed mantissa {@code x}, whose sign must be the top's. */
+    private static int packChecked(int top, long x) {
+        boolean neg = (top & 0x80) != 0;
+        if (x < 0) {
+            if (!neg) {
+                throw new CorruptPageException("sign mismatch");
+            }
+            x = -x;
+        } else if (x > 0 && neg) {
+            throw new CorruptPageException("sign mismatch");
+        }
+        if (x < 0 || x > 0xffffff) {
+            throw new CorruptPageException("mantissa out of range");
+        }
+        return top << 24 | (int) x;
     }
 }
